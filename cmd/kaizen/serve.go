@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/server"
+)
+
+func init() { register(serveCommand) }
+
+func serveCommand(a *app) *cobra.Command {
+	var (
+		addr, token, logLevel string
+		logJSON               bool
+		maxImport             int64
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the kaizen daemon (REST API, health check) on 127.0.0.1:7411",
+		Long: `Run the kaizen daemon: the REST API under /api/v1/ and /healthz (see
+docs/api.md), on the embedded SQLite store unless --db says otherwise.
+
+It listens on loopback (127.0.0.1:7411) by default. Any other address needs
+a token, which clients then send as "Authorization: Bearer <token>"; prefer
+KAIZEN_TOKEN or [server] token in kaizen.toml over --token, which other
+users can read in the process list. Logs go to stderr. SIGINT or SIGTERM
+stops accepting connections, lets in-flight requests finish, then closes
+the store.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			level, err := parseLevel(logLevel)
+			if err != nil {
+				return err
+			}
+			hopts := &slog.HandlerOptions{Level: level}
+			var h slog.Handler = slog.NewTextHandler(a.stderr, hopts)
+			if logJSON {
+				h = slog.NewJSONHandler(a.stderr, hopts)
+			}
+			logger := slog.New(h)
+
+			cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("addr") {
+				cfg.Server.Addr = addr
+			}
+			if cmd.Flags().Changed("token") {
+				cfg.Server.Token = token
+			}
+			if cfg.Server.Addr == "" {
+				cfg.Server.Addr = kaizen.DefaultAddr
+			}
+			cfg.Logger = logger
+			opts := server.Options{Addr: cfg.Server.Addr, Token: cfg.Server.Token, Logger: logger,
+				MaxImportBytes: maxImport}
+			// Validate the exposure before opening anything.
+			if !server.IsLoopback(opts.Addr) && opts.Token == "" {
+				return usageError{fmt.Errorf("refusing to listen on %s without a token: it is not a loopback "+
+					"address; set --token or KAIZEN_TOKEN, or use --addr 127.0.0.1:7411", opts.Addr)}
+			}
+			e, err := kaizen.Open(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			a.engine = e // closed by run after the server has stopped
+			srv, err := server.New(e, opts)
+			if err != nil {
+				return usageError{err}
+			}
+			ln, err := net.Listen("tcp", opts.Addr)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", opts.Addr, err)
+			}
+			url := "http://" + ln.Addr().String()
+			info := map[string]any{"url": url, "addr": ln.Addr().String(), "backend": e.Version().Backend,
+				"project": cfg.Project, "auth": opts.Token != ""}
+			if err := a.print(info, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "kaizen serving on %s (store: %s, default project: %s)\n",
+					url, e.Version().Backend, cfg.Project)
+				return err
+			}); err != nil {
+				ln.Close()
+				return err
+			}
+			return srv.Serve(ctx, ln)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", kaizen.DefaultAddr, "listen address (env KAIZEN_SERVER_ADDR, config [server] addr)")
+	f.StringVar(&token, "token", "", "bearer token required by every request but /healthz (env KAIZEN_TOKEN, config [server] token)")
+	f.Int64Var(&maxImport, "max-import-bytes", server.DefaultMaxImportBytes, "largest accepted POST /api/v1/import body")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.BoolVar(&logJSON, "log-json", false, "log as JSON lines instead of text")
+	return cmd
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToLower(s))); err != nil {
+		return l, usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", s)}
+	}
+	return l, nil
+}

@@ -1,0 +1,277 @@
+package kaizen_test
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/pgtest"
+)
+
+// 50 goroutines observing the same pattern through one SQLite engine lose
+// no update.
+func TestConcurrentObservationsSQLite(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "sqlite")
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := b.e.ObservePattern(ctx, kaizen.ObserveInput{Pattern: "Split by feature", Success: ptr(i%5 != 0), TaskID: sprintf("bd-%d", i)})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := b.e.GetPattern(ctx, "", "Split by feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SuccessCount != 40 || d.FailureCount != 10 || d.MaturityRecord.HelpfulCount != 40 || d.MaturityRecord.HarmfulCount != 10 {
+		t.Errorf("counts success=%d failure=%d helpful=%d harmful=%d, want 40/10/40/10",
+			d.SuccessCount, d.FailureCount, d.MaturityRecord.HelpfulCount, d.MaturityRecord.HarmfulCount)
+	}
+	list, _ := b.e.ListPatterns(ctx, kaizen.PatternQuery{})
+	if list.Total != 1 {
+		t.Errorf("%d patterns created for one content under concurrency", list.Total)
+	}
+}
+
+// Two engines (two kaizen servers) sharing one PostgreSQL database record
+// outcomes on the same pattern and criteria concurrently: exact counts.
+func TestTwoEnginesSharePostgres(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	open := func() *kaizen.Engine {
+		cfg := kaizen.DefaultConfig()
+		cfg.DB, cfg.Project, cfg.Home = dsn, "shared", t.TempDir()
+		e, err := kaizen.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	engines := []*kaizen.Engine{open(), open()}
+	const perEngine, workers = 40, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*perEngine)
+	for ei, e := range engines {
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perEngine / workers {
+					in := outcome(sprintf("bd-%d-%d-%d", ei, w, i), true, "Split by feature", "Respect dependency chain")
+					_, err := e.RecordOutcome(ctx, in)
+					errs <- err
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"Split by feature", "Respect dependency chain"} {
+		d, err := engines[0].GetPattern(ctx, "", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.SuccessCount != 2*perEngine || d.MaturityRecord.HelpfulCount != 2*perEngine {
+			t.Errorf("%s: success %d helpful %d, want %d", name, d.SuccessCount, d.MaturityRecord.HelpfulCount, 2*perEngine)
+		}
+	}
+	ws, err := engines[1].ListCriteria(ctx, "")
+	if err != nil || len(ws) != 4 {
+		t.Fatalf("%v %v", ws, err)
+	}
+	for _, w := range ws {
+		if w.HelpfulCount != 2*perEngine {
+			t.Errorf("criterion %s helpful %d, want %d", w.Criterion, w.HelpfulCount, 2*perEngine)
+		}
+	}
+	list, _ := engines[0].ListPatterns(ctx, kaizen.PatternQuery{})
+	if list.Total != 2 {
+		t.Errorf("%d patterns, want 2 (no duplicates under concurrent creation)", list.Total)
+	}
+}
+
+func TestRestartPersistence(t *testing.T) {
+	t.Parallel()
+	b := setup(t, "sqlite")
+	for i := range 7 {
+		if _, err := b.e.RecordOutcome(ctx, outcome(sprintf("bd-%d", i), i < 2, "Split by file type")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.e.RecordError(ctx, kaizen.ErrorInput{TaskID: "bd-9", Message: "boom"}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := b.e.PlanGuidance(ctx, kaizen.PlanInput{TaskID: "bd-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.e.Close()
+	e2, err := kaizen.Open(ctx, b.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	after, err := e2.PlanGuidance(ctx, kaizen.PlanInput{TaskID: "bd-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Markdown() != after.Markdown() || len(after.AntiPatterns) != 1 || len(after.OpenErrors) != 1 {
+		t.Errorf("guidance changed across restart:\n%s\n---\n%s", before.Markdown(), after.Markdown())
+	}
+}
+
+// The kill test's child: records outcomes in a loop and prints the id of
+// each acknowledged one. Run only as a subprocess of TestKillDuringRecording.
+func TestKillChild(t *testing.T) {
+	db := os.Getenv("KAIZEN_KILL_CHILD_DB")
+	if db == "" {
+		t.Skip("subprocess of TestKillDuringRecording")
+	}
+	cfg := kaizen.DefaultConfig()
+	cfg.DB, cfg.Project, cfg.Home = db, "kill", t.TempDir()
+	e, err := kaizen.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				res, err := e.RecordOutcome(ctx, outcome(sprintf("bd-%d-%d", w, i), i%3 != 0, "Split by feature"))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				out.WriteString("ack " + res.Outcome.ID + "\n")
+				out.Flush()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Killing a process that is recording outcomes at a random moment loses no
+// acknowledged outcome, the database reopens cleanly, and the pattern's
+// counts equal the outcomes that reached the database.
+func TestKillDuringRecording(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "kill.db")
+	acked := map[string]bool{}
+	for round := range 8 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-test.v=false")
+		cmd.Env = append(os.Environ(), "KAIZEN_KILL_CHILD_DB="+db)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		// Wait for the first acknowledgement, then kill at a random moment.
+		var deadline <-chan time.Time
+		startup := time.After(60 * time.Second)
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				if len(l) > 4 && l[:4] == "ack " {
+					acked[l[4:]] = true
+					if deadline == nil {
+						deadline = time.After(time.Duration(20+rand.IntN(300)) * time.Millisecond)
+					}
+				}
+			case <-deadline:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				break read
+			case <-startup:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				t.Fatal("the child acknowledged nothing within 60s")
+			}
+		}
+		for l := range lines { // acknowledgements already written before the kill
+			if len(l) > 4 && l[:4] == "ack " {
+				acked[l[4:]] = true
+			}
+		}
+		_ = cmd.Wait()
+		t.Logf("round %d: %d outcomes acknowledged so far", round, len(acked))
+	}
+	cfg := kaizen.DefaultConfig()
+	cfg.DB, cfg.Project, cfg.Home = db, "kill", t.TempDir()
+	e, err := kaizen.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("reopen after kill: %v", err)
+	}
+	defer e.Close()
+	for id := range acked {
+		if _, err := e.GetOutcome(ctx, "", id); err != nil {
+			t.Errorf("acknowledged outcome %s lost: %v", id, err)
+		}
+	}
+	total, err := e.ListOutcomes(ctx, kaizen.OutcomeQuery{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.GetPattern(ctx, "", "Split by feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Observations() != total.Total || total.Total < int64(len(acked)) {
+		t.Errorf("pattern observations %d, stored outcomes %d, acknowledged %d", d.Observations(), total.Total, len(acked))
+	}
+	if d.MaturityRecord.HelpfulCount+d.MaturityRecord.HarmfulCount+d.MaturityRecord.NeutralCount != total.Total {
+		t.Errorf("maturity feedback %d/%d/%d does not add up to %d outcomes", d.MaturityRecord.HelpfulCount,
+			d.MaturityRecord.HarmfulCount, d.MaturityRecord.NeutralCount, total.Total)
+	}
+	ws, _ := e.ListCriteria(ctx, "")
+	for _, w := range ws {
+		if w.HelpfulCount+w.HarmfulCount+w.NeutralCount != total.Total {
+			t.Errorf("criterion %s has %d events for %d outcomes", w.Criterion, w.HelpfulCount+w.HarmfulCount+w.NeutralCount, total.Total)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package learning_test
+
+import (
+	"testing"
+
+	"github.com/kaizenhq/kaizen/learning"
+)
+
+func event(typ learning.FeedbackType, raw float64, ageDays float64) learning.FeedbackEvent {
+	return learning.FeedbackEvent{Criterion: "type_safe", Type: typ, RawValue: raw, Timestamp: epoch.Add(-days(ageDays))}
+}
+
+func criterionOf(events ...learning.FeedbackEvent) learning.Criterion {
+	c := learning.Criterion{Name: "type_safe"}
+	for _, e := range events {
+		c.Apply(e, 90)
+	}
+	return c
+}
+
+func TestCriterionWeight(t *testing.T) {
+	t.Parallel()
+	cfg := learning.DefaultConfig()
+	cases := []struct {
+		name   string
+		events []learning.FeedbackEvent
+		want   float64
+	}{
+		{"no evidence", nil, 1},
+		{"neutral only", []learning.FeedbackEvent{event(learning.Neutral, 0.6, 0)}, 1},
+		{"one harmful hits the floor", []learning.FeedbackEvent{event(learning.Harmful, 0.3, 0)}, learning.WeightFloor},
+		{"one helpful", []learning.FeedbackEvent{event(learning.Helpful, 0.9, 0)}, 1},
+		// helpful strength 1.0; harmful strength 1-0.3 = 0.7 → 1/1.7
+		{"helpful vs harmful", []learning.FeedbackEvent{event(learning.Helpful, 1, 0), event(learning.Harmful, 0.3, 0)}, 1 / 1.7},
+		// the harmful event is 90 days old: 0.7*0.5 = 0.35 → 1/1.35
+		{"decayed harmful", []learning.FeedbackEvent{event(learning.Helpful, 1, 0), event(learning.Harmful, 0.3, 90)}, 1 / 1.35},
+	}
+	for _, c := range cases {
+		w := cfg.Weight(criterionOf(c.events...), epoch)
+		if diff := w.Weight - c.want; diff > 1e-12 || diff < -1e-12 {
+			t.Errorf("%s: weight %v, want %v", c.name, w.Weight, c.want)
+		}
+	}
+}
+
+// A worse failure is stronger evidence of harm (the peer adds the raw score
+// of a harmful outcome, making a 0.14 failure count less than a 0.40 one).
+func TestHarmfulStrengthGrowsWithBadness(t *testing.T) {
+	t.Parallel()
+	bad := learning.FeedbackEvent{Type: learning.Harmful, RawValue: 0.14}
+	meh := learning.FeedbackEvent{Type: learning.Harmful, RawValue: 0.40}
+	if bad.Strength() <= meh.Strength() {
+		t.Fatalf("strength(0.14)=%v must exceed strength(0.40)=%v", bad.Strength(), meh.Strength())
+	}
+}
+
+func TestCriterionDeprecation(t *testing.T) {
+	t.Parallel()
+	cfg := learning.DefaultConfig()
+	cases := []struct {
+		helpful, harmful int64
+		want             bool
+	}{
+		{0, 0, false},
+		{0, 2, false}, // total 2 < 3
+		{2, 1, true},  // 1/3 > 0.3
+		{7, 3, false}, // 0.3 is not > 0.3
+		{6, 3, true},
+		{12, 3, false}, // the seed's example record: 0.2
+	}
+	for _, c := range cases {
+		if got := cfg.ShouldDeprecateCriterion(c.helpful, c.harmful); got != c.want {
+			t.Errorf("deprecate(%d helpful, %d harmful) = %v, want %v", c.helpful, c.harmful, got, c.want)
+		}
+	}
+	c := criterionOf(event(learning.Helpful, 0.9, 0), event(learning.Helpful, 0.9, 0), event(learning.Harmful, 0.3, 0))
+	w := cfg.Weight(c, epoch)
+	if !w.Deprecated || w.Weight != 0 || w.RawWeight <= 0 {
+		t.Errorf("deprecated criterion: weight %v raw %v deprecated %v; its influence must drop to 0", w.Weight, w.RawWeight, w.Deprecated)
+	}
+}
+
+func TestCriterionRevalidation(t *testing.T) {
+	t.Parallel()
+	c := criterionOf(event(learning.Helpful, 0.9, 30), event(learning.Neutral, 0.6, 1), event(learning.Harmful, 0.2, 10))
+	if !c.LastValidated.Equal(epoch.Add(-days(10))) {
+		t.Errorf("last_validated %v: want the newest helpful or harmful event", c.LastValidated)
+	}
+	if c.HelpfulCount != 1 || c.HarmfulCount != 1 || c.NeutralCount != 1 {
+		t.Errorf("counts %d/%d/%d", c.HelpfulCount, c.HarmfulCount, c.NeutralCount)
+	}
+	// Weight from the incremental sums equals the recomputation from events.
+	cfg := learning.DefaultConfig()
+	events := []learning.FeedbackEvent{event(learning.Helpful, 0.9, 30), event(learning.Neutral, 0.6, 1), event(learning.Harmful, 0.2, 10)}
+	a, b := cfg.Weight(c, epoch), cfg.WeightFromEvents(c, events, epoch)
+	if d := a.Weight - b.Weight; d > 1e-12 || d < -1e-12 {
+		t.Errorf("incremental %v vs recomputed %v", a.Weight, b.Weight)
+	}
+}

@@ -1,0 +1,362 @@
+package learning
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// PatternView is a pattern with its maturity evaluated at an instant.
+type PatternView struct {
+	Pattern  Pattern      `json:"pattern"`
+	Maturity MaturityEval `json:"maturity"`
+}
+
+// MaturityLabel is the seed's bracketed status of a pattern in prompts, from
+// raw evidence counts. A manual state is always shown (the peer shows
+// "LIMITED DATA" even for a deprecated pattern).
+func MaturityLabel(v PatternView, manualReason string) string {
+	m := v.Maturity
+	n := m.HelpfulCount + m.HarmfulCount
+	pct := func(k int64) int64 {
+		if n == 0 {
+			return 0
+		}
+		return int64(math.Round(float64(k) / float64(n) * 100))
+	}
+	switch {
+	case m.State == Deprecated && m.Manual:
+		return fmt.Sprintf("[DEPRECATED - %s]", oneLine(manualReason))
+	case m.State == Deprecated:
+		return fmt.Sprintf("[DEPRECATED - %d%% harmful, avoid using]", pct(m.HarmfulCount))
+	case m.State == Proven && m.Manual && n < 3:
+		return "[PROVEN - promoted by validation]"
+	case n < 3:
+		s := "s"
+		if n == 1 {
+			s = ""
+		}
+		return fmt.Sprintf("[LIMITED DATA - %d observation%s]", n, s)
+	case m.State == Candidate:
+		return fmt.Sprintf("[CANDIDATE - %d observations, needs more data]", n)
+	case m.State == Established:
+		return fmt.Sprintf("[ESTABLISHED - %d%% helpful, %d%% harmful from %d observations]", pct(m.HelpfulCount), pct(m.HarmfulCount), n)
+	default:
+		return fmt.Sprintf("[PROVEN - %d%% helpful from %d observations]", pct(m.HelpfulCount), n)
+	}
+}
+
+// FormatPatternsWithMaturity renders patterns grouped by state in the order
+// proven, established, candidate, deprecated. Anti-patterns are left out
+// (see FormatAntiPatterns). It returns "" when there is nothing to show.
+func FormatPatternsWithMaturity(views []PatternView) string {
+	sections := []struct {
+		state MaturityState
+		title string
+	}{
+		{Proven, "### Proven patterns (prefer these)"},
+		{Established, "### Established patterns"},
+		{Candidate, "### Candidate patterns (limited evidence)"},
+		{Deprecated, "### Deprecated patterns (do not use)"},
+	}
+	var b strings.Builder
+	for _, s := range sections {
+		var lines []string
+		for _, v := range views {
+			if v.Pattern.Kind == KindAntiPattern || v.Maturity.State != s.state {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("- %s %s", oneLine(v.Pattern.Content), MaturityLabel(v, "")))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "%s\n\n%s\n\n", s.title, strings.Join(lines, "\n"))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "## Pattern Maturity\n\n" + strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// FormatAntiPatterns renders anti-patterns for a decomposition prompt, or ""
+// when there are none.
+func FormatAntiPatterns(antis []Pattern) string {
+	var lines []string
+	for _, p := range antis {
+		if p.Kind == KindAntiPattern {
+			lines = append(lines, "- "+oneLine(p.Content))
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "## Anti-Patterns to Avoid\n\nBased on past failures, avoid these decomposition strategies:\n\n" +
+		strings.Join(lines, "\n") + "\n"
+}
+
+// RankedPattern is a pattern's place in plan guidance with every number
+// that placed it there.
+type RankedPattern struct {
+	ID             string        `json:"id"`
+	Content        string        `json:"content"`
+	Label          string        `json:"label"`
+	State          MaturityState `json:"state"`
+	Manual         bool          `json:"manual"`
+	BaseScore      float64       `json:"base_score"`
+	Multiplier     float64       `json:"multiplier"`
+	FinalScore     float64       `json:"final_score"`
+	DecayedHelpful float64       `json:"decayed_helpful"`
+	DecayedHarmful float64       `json:"decayed_harmful"`
+	HelpfulCount   int64         `json:"helpful_count"`
+	HarmfulCount   int64         `json:"harmful_count"`
+	NeutralCount   int64         `json:"neutral_count"`
+	SuccessCount   int64         `json:"success_count"`
+	FailureCount   int64         `json:"failure_count"`
+	SuccessRate    float64       `json:"success_rate"`
+	SuccessCI95    [2]float64    `json:"success_ci95"`
+	Mentioned      bool          `json:"mentioned"`
+	Tags           []string      `json:"tags"`
+}
+
+// BaseScore is the Beta(1,1) posterior mean of decayed helpful against
+// decayed harmful evidence: 0.5 with no evidence, approaching the helpful
+// share as evidence accumulates, and lower for patterns whose evidence has
+// decayed away.
+func BaseScore(decayedHelpful, decayedHarmful float64) float64 {
+	return (decayedHelpful + 1) / (decayedHelpful + decayedHarmful + 2)
+}
+
+// Wilson95 is the Wilson score interval of k successes in n trials at 95 %
+// confidence; [0, 1] when n is 0.
+func Wilson95(k, n int64) [2]float64 {
+	if n <= 0 {
+		return [2]float64{0, 1}
+	}
+	const z = 1.959963984540054
+	fn, p := float64(n), float64(k)/float64(n)
+	den := 1 + z*z/fn
+	center := (p + z*z/(2*fn)) / den
+	half := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / den
+	return [2]float64{max(0, center-half), min(1, center+half)}
+}
+
+// Rank scores one pattern view.
+func Rank(v PatternView, manualReason string) RankedPattern {
+	m, p := v.Maturity, v.Pattern
+	r := RankedPattern{
+		ID: p.ID, Content: p.Content, Label: MaturityLabel(v, manualReason),
+		State: m.State, Manual: m.Manual,
+		BaseScore: BaseScore(m.DecayedHelpful, m.DecayedHarmful), Multiplier: m.Multiplier,
+		DecayedHelpful: m.DecayedHelpful, DecayedHarmful: m.DecayedHarmful,
+		HelpfulCount: m.HelpfulCount, HarmfulCount: m.HarmfulCount, NeutralCount: m.NeutralCount,
+		SuccessCount: p.SuccessCount, FailureCount: p.FailureCount,
+		SuccessCI95: Wilson95(p.SuccessCount, p.Observations()),
+		Tags:        p.Tags,
+	}
+	r.FinalScore = float64(r.BaseScore * r.Multiplier)
+	if n := p.Observations(); n > 0 {
+		r.SuccessRate = float64(p.SuccessCount) / float64(n)
+	}
+	return r
+}
+
+// GuidanceRequest is what a planner asks for.
+type GuidanceRequest struct {
+	Project string `json:"project"`
+	// Task describes the task or the planned decomposition; strategies it
+	// mentions are flagged, and warnings raised for anti-patterns.
+	Task string `json:"task,omitempty"`
+	// TaskID selects the open errors to include.
+	TaskID string `json:"bead_id,omitempty"`
+	// Limit bounds the ranked patterns (default 10).
+	Limit int `json:"limit,omitempty"`
+}
+
+// AntiPatternView is an anti-pattern in guidance.
+type AntiPatternView struct {
+	ID           string `json:"id"`
+	Content      string `json:"content"`
+	Reason       string `json:"reason"`
+	SourceID     string `json:"source_id"`
+	SuccessCount int64  `json:"success_count"`
+	FailureCount int64  `json:"failure_count"`
+	Mentioned    bool   `json:"mentioned"`
+}
+
+// Guidance is the structured plan guidance of the learning system.
+type Guidance struct {
+	Project      string            `json:"project"`
+	Task         string            `json:"task,omitempty"`
+	TaskID       string            `json:"bead_id,omitempty"`
+	At           time.Time         `json:"at"`
+	Patterns     []RankedPattern   `json:"patterns"`
+	Excluded     []RankedPattern   `json:"excluded"`
+	AntiPatterns []AntiPatternView `json:"anti_patterns"`
+	Mentioned    []Extracted       `json:"mentioned_strategies"`
+	Warnings     []string          `json:"warnings"`
+	Criteria     []CriterionWeight `json:"criteria"`
+	OpenErrors   []ErrorEntry      `json:"open_errors"`
+	ErrorContext string            `json:"error_context,omitempty"`
+	// Sections holds extra markdown sections contributed by other
+	// subsystems (heuristics, skills), rendered after the patterns.
+	Sections []GuidanceSection `json:"sections,omitempty"`
+}
+
+// GuidanceSection is a titled markdown block added to guidance.
+type GuidanceSection struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
+}
+
+// BuildGuidance ranks the pattern views and assembles guidance. views holds
+// the non-anti patterns with their maturity; antis the anti-patterns;
+// manualReasons maps pattern id to the reason of a manual state.
+func (c Config) BuildGuidance(req GuidanceRequest, views []PatternView, manualReasons map[string]string,
+	antis []Pattern, criteria []CriterionWeight, openErrors []ErrorEntry, now time.Time) Guidance {
+	g := Guidance{Project: req.Project, Task: req.Task, TaskID: req.TaskID, At: now,
+		Patterns: []RankedPattern{}, Excluded: []RankedPattern{}, AntiPatterns: []AntiPatternView{},
+		Mentioned: []Extracted{}, Warnings: []string{}, Criteria: criteria, OpenErrors: openErrors}
+	if g.Criteria == nil {
+		g.Criteria = []CriterionWeight{}
+	}
+	if g.OpenErrors == nil {
+		g.OpenErrors = []ErrorEntry{}
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	if req.Task != "" {
+		g.Mentioned = ExtractPatterns(req.Task)
+	}
+	mentioned := func(p Pattern) bool {
+		for _, e := range g.Mentioned {
+			if slices.Contains(p.Tags, e.Tag()) || ContentKey(p.Content) == ContentKey(e.Label) || ContentKey(p.Content) == ContentKey(e.LabelZH) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range views {
+		if v.Pattern.Kind == KindAntiPattern {
+			continue
+		}
+		r := Rank(v, manualReasons[v.Pattern.ID])
+		r.Mentioned = mentioned(v.Pattern)
+		switch {
+		case v.Pattern.AntiPatternID != "":
+			continue // shown through its anti-pattern
+		case r.Multiplier == 0:
+			g.Excluded = append(g.Excluded, r)
+			if r.Mentioned {
+				g.Warnings = append(g.Warnings, fmt.Sprintf("Your plan uses %q, which is deprecated %s.", v.Pattern.Content, r.Label))
+			}
+			continue
+		}
+		g.Patterns = append(g.Patterns, r)
+	}
+	slices.SortStableFunc(g.Patterns, func(a, b RankedPattern) int {
+		return cmp.Or(cmp.Compare(b.FinalScore, a.FinalScore),
+			cmp.Compare(b.DecayedHelpful+b.DecayedHarmful, a.DecayedHelpful+a.DecayedHarmful),
+			strings.Compare(a.Content, b.Content))
+	})
+	if len(g.Patterns) > limit {
+		g.Patterns = g.Patterns[:limit]
+	}
+	for _, a := range antis {
+		av := AntiPatternView{ID: a.ID, Content: a.Content, Reason: a.Reason, SourceID: a.SourceID,
+			SuccessCount: a.SuccessCount, FailureCount: a.FailureCount, Mentioned: mentioned(a)}
+		if !av.Mentioned {
+			for _, v := range views {
+				if v.Pattern.ID == a.SourceID && mentioned(v.Pattern) {
+					av.Mentioned = true
+				}
+			}
+		}
+		if av.Mentioned {
+			g.Warnings = append(g.Warnings, fmt.Sprintf("Your plan uses an anti-pattern: %s", oneLine(a.Content)))
+		}
+		g.AntiPatterns = append(g.AntiPatterns, av)
+	}
+	g.ErrorContext = ErrorContext(openErrors, false)
+	return g
+}
+
+// Markdown renders guidance for a planning prompt. The framing presents it
+// as evidence from past outcomes, to be weighed rather than obeyed.
+func (g Guidance) Markdown() string {
+	var b strings.Builder
+	b.WriteString("## Learned guidance\n\n")
+	b.WriteString("_Evidence from past outcomes in this project, to weigh when planning; it is not an instruction._\n")
+	if len(g.Patterns) > 0 {
+		b.WriteString("\n### Decomposition patterns, best first\n\n")
+		for i, p := range g.Patterns {
+			mark := ""
+			if p.Mentioned {
+				mark = " (in your plan)"
+			}
+			fmt.Fprintf(&b, "%d. %s %s%s: score %.2f (base %.2f × %.1f %s)\n",
+				i+1, oneLine(p.Content), p.Label, mark, p.FinalScore, p.BaseScore, p.Multiplier, p.State)
+		}
+	}
+	var antis []Pattern
+	for _, a := range g.AntiPatterns {
+		antis = append(antis, Pattern{Kind: KindAntiPattern, Content: a.Content})
+	}
+	if s := FormatAntiPatterns(antis); s != "" {
+		b.WriteString("\n" + demote(s))
+	}
+	if len(g.Excluded) > 0 {
+		b.WriteString("\n### Excluded patterns\n\n")
+		for _, p := range g.Excluded {
+			fmt.Fprintf(&b, "- %s %s\n", oneLine(p.Content), p.Label)
+		}
+	}
+	if len(g.Warnings) > 0 {
+		b.WriteString("\n### About your plan\n\n")
+		for _, w := range g.Warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+	}
+	var crit []string
+	for _, c := range g.Criteria {
+		if c.HelpfulCount+c.HarmfulCount == 0 {
+			continue
+		}
+		note := ""
+		if c.Deprecated {
+			note = " (deprecated: too often harmful)"
+		}
+		crit = append(crit, fmt.Sprintf("- %s: weight %.2f%s", c.Criterion, c.Weight, note))
+	}
+	if len(crit) > 0 {
+		b.WriteString("\n### Evaluation criteria weights\n\n" + strings.Join(crit, "\n") + "\n")
+	}
+	for _, s := range g.Sections {
+		if strings.TrimSpace(s.Body) != "" {
+			fmt.Fprintf(&b, "\n### %s\n\n%s\n", s.Title, strings.TrimRight(s.Body, "\n"))
+		}
+	}
+	if g.ErrorContext != "" {
+		b.WriteString("\n" + demote(g.ErrorContext))
+	}
+	if len(g.Patterns) == 0 && len(g.AntiPatterns) == 0 && len(g.Excluded) == 0 && g.ErrorContext == "" && len(g.Sections) == 0 {
+		b.WriteString("\nNo learned patterns yet for this project: record outcomes to build them.\n")
+	}
+	return b.String()
+}
+
+// demote moves every markdown heading of s one level down, so a block
+// written as a document fits under the guidance's own heading.
+func demote(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			lines[i] = "#" + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}

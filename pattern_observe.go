@@ -1,0 +1,226 @@
+package kaizen
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// PatternUpdate reports what one observation did to a pattern.
+type PatternUpdate struct {
+	ID           string                 `json:"id"`
+	Content      string                 `json:"content"`
+	Created      bool                   `json:"created"`
+	Success      bool                   `json:"success"`
+	FeedbackType learning.FeedbackType  `json:"feedback_type"`
+	SuccessCount int64                  `json:"success_count"`
+	FailureCount int64                  `json:"failure_count"`
+	StateBefore  learning.MaturityState `json:"state_before"`
+	StateAfter   learning.MaturityState `json:"state_after"`
+	Multiplier   float64                `json:"multiplier"`
+	Maturity     learning.MaturityEval  `json:"maturity"`
+}
+
+// patternRef is a resolved reference to a pattern used by a task.
+type patternRef struct {
+	pattern learning.Pattern
+	created bool
+}
+
+func isPatternID(ref string) bool {
+	return strings.HasPrefix(ref, "pattern-") || strings.HasPrefix(ref, "anti-pattern-")
+}
+
+// resolvePattern finds the pattern a reference names (an id, or content
+// matched by learning.ContentKey, or one of the seed's strategies in either
+// language) and creates it from the content when it does not exist yet.
+func (e *Engine) resolvePattern(ctx context.Context, tx store.Tx, op, project, ref string, tags []string, now time.Time) (patternRef, error) {
+	ref = strings.TrimSpace(ref)
+	if isPatternID(ref) {
+		p, err := tx.GetPattern(ctx, project, ref)
+		if errors.Is(err, store.ErrNotFound) {
+			return patternRef{}, &Error{Op: op, Kind: KindNotFound, Field: "patterns",
+				Message: sprintf("no pattern %q in project %q", ref, project), Hint: "list them with `kaizen pattern list`"}
+		}
+		return patternRef{pattern: p}, err
+	}
+	content := ref
+	if st, ok := learning.StrategyByLabel(ref); ok {
+		content = st.LabelFor(e.lc.Locale)
+		tags = append(tags, st.Tag())
+		found, err := tx.ListPatterns(ctx, project, store.PatternFilter{Kind: learning.KindPattern, Tag: st.Tag(), Limit: 1})
+		if err != nil {
+			return patternRef{}, err
+		}
+		if len(found) > 0 {
+			return patternRef{pattern: found[0]}, nil
+		}
+	}
+	if p, ok, err := findPositive(ctx, tx, project, content); err != nil || ok {
+		return patternRef{pattern: p}, err
+	}
+	p := learning.Pattern{
+		ID: newID("pattern-"), Project: project, Content: content, Kind: learning.KindPattern,
+		Tags: uniqueSorted(tags), ExampleTasks: []string{}, CreatedAt: now, UpdatedAt: now,
+	}
+	ok, err := tx.InsertPattern(ctx, p)
+	if err != nil {
+		return patternRef{}, err
+	}
+	if !ok { // created concurrently under the same content key
+		found, ok, err := findPositive(ctx, tx, project, content)
+		if err == nil && !ok {
+			err = errors.New("pattern vanished after a content conflict")
+		}
+		return patternRef{pattern: found}, err
+	}
+	return patternRef{pattern: p, created: true}, nil
+}
+
+// findPositive finds the pattern (not anti-pattern) with the content key.
+func findPositive(ctx context.Context, tx store.Tx, project, content string) (learning.Pattern, bool, error) {
+	found, err := tx.FindPatternsByContent(ctx, project, content)
+	if err != nil {
+		return learning.Pattern{}, false, err
+	}
+	for _, p := range found {
+		if p.Kind == learning.KindPattern {
+			return p, true, nil
+		}
+	}
+	return learning.Pattern{}, false, nil
+}
+
+func uniqueSorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// maturityOf loads a pattern's maturity record, or a fresh one.
+func maturityOf(ctx context.Context, tx store.Tx, p learning.Pattern) (learning.Maturity, error) {
+	m, err := tx.GetMaturity(ctx, p.Project, p.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return learning.Maturity{Project: p.Project, PatternID: p.ID, Generation: p.Generation}, nil
+	}
+	return m, err
+}
+
+// evaluate returns the maturity of m at now: from the incremental sums, or
+// by recomputation from the events when now precedes the newest event.
+func (e *Engine) evaluate(ctx context.Context, tx store.Tx, m learning.Maturity, now time.Time) (learning.MaturityEval, error) {
+	if !m.NeedsRecompute(now) {
+		return e.lc.Maturity.Evaluate(m, now), nil
+	}
+	events, err := tx.MaturityFeedback(ctx, m.Project, m.PatternID)
+	if err != nil {
+		return learning.MaturityEval{}, err
+	}
+	return e.lc.Maturity.EvaluateFromEvents(m, events, now), nil
+}
+
+// observation is one use of a pattern to record.
+type observation struct {
+	success bool
+	fbType  learning.FeedbackType
+	taskID  string
+	at      time.Time
+}
+
+// observe records an observation of a pattern inside tx: the observation
+// and maturity feedback rows, the pattern's counts, its maturity, and the
+// anti-pattern inversion. The pattern is locked first.
+func (e *Engine) observe(ctx context.Context, tx store.Tx, id, project string, o observation, now time.Time) (PatternUpdate, *learning.Inversion, error) {
+	p, err := tx.LockPattern(ctx, project, id)
+	if err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	if p.Kind == learning.KindAntiPattern {
+		return PatternUpdate{}, nil, &Error{Op: "observe pattern", Kind: KindInvalid, Field: "pattern",
+			Message: sprintf("%s is an anti-pattern", p.ID), Hint: "observe its source pattern " + p.SourceID}
+	}
+	m, err := maturityOf(ctx, tx, p)
+	if err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	before, err := e.evaluate(ctx, tx, m, now)
+	if err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	obs := learning.Observation{ID: newID("obs-"), Project: project, PatternID: p.ID, TaskID: o.taskID,
+		Success: o.success, Timestamp: o.at, Generation: p.Generation}
+	if _, err := tx.InsertObservation(ctx, obs); err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	p.Observe(obs, e.lc.MaxExampleTasks)
+	mf := learning.MaturityFeedback{ID: newID("mf-"), Project: project, PatternID: p.ID, Type: o.fbType,
+		Weight: 1, TaskID: o.taskID, Timestamp: o.at, Generation: m.Generation}
+	if _, err := tx.InsertMaturityFeedback(ctx, mf); err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	m.Apply(mf, e.lc.Maturity.HalfLifeDays)
+	m.UpdatedAt = now
+	after, err := e.evaluate(ctx, tx, m, now)
+	if err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	var inv *learning.Inversion
+	if p.AntiPatternID != "" || e.lc.ShouldInvert(p) {
+		if p, inv, err = e.invert(ctx, tx, p, now); err != nil {
+			return PatternUpdate{}, nil, err
+		}
+	}
+	p.UpdatedAt = now
+	if err := tx.UpdatePattern(ctx, p); err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	if err := tx.PutMaturity(ctx, m); err != nil {
+		return PatternUpdate{}, nil, err
+	}
+	return PatternUpdate{
+		ID: p.ID, Content: p.Content, Success: o.success, FeedbackType: o.fbType,
+		SuccessCount: p.SuccessCount, FailureCount: p.FailureCount,
+		StateBefore: before.State, StateAfter: after.State, Multiplier: after.Multiplier, Maturity: after,
+	}, inv, nil
+}
+
+// invert creates or refreshes the anti-pattern of p. It returns the updated
+// source pattern, and the inversion when it is new. Inversion is sticky: an
+// anti-pattern stays until its source is reset, its counts and reason kept
+// current.
+func (e *Engine) invert(ctx context.Context, tx store.Tx, p learning.Pattern, now time.Time) (learning.Pattern, *learning.Inversion, error) {
+	var existing *learning.Pattern
+	if p.AntiPatternID != "" {
+		a, err := tx.GetPattern(ctx, p.Project, p.AntiPatternID)
+		switch {
+		case err == nil:
+			existing = &a
+		case !errors.Is(err, store.ErrNotFound):
+			return p, nil, err
+		}
+	}
+	inv := e.lc.Invert(p, existing, now)
+	written, err := false, error(nil)
+	if existing == nil {
+		written, err = tx.InsertPattern(ctx, inv.Inverted)
+	}
+	if err == nil && !written {
+		err = tx.UpdatePattern(ctx, inv.Inverted)
+	}
+	if err != nil {
+		return p, nil, err
+	}
+	if !inv.New {
+		return inv.Original, nil, nil
+	}
+	return inv.Original, &inv, nil
+}

@@ -1,0 +1,220 @@
+// Package memory is kaizen's in-memory storage backend: every record lives
+// in Go maps, nothing is persisted, and a process exit forgets everything.
+// It serves tests, the simulator and programs that embed the library
+// without wanting a database file.
+//
+// Transactions are serialised by a read-write mutex: Update holds the write
+// lock for its whole duration (so it is exclusive, and LockPattern and
+// LockCriterion need no locks of their own), View holds the read lock
+// (concurrent Views share it and see no Update half done). Each mutation
+// made through an Update records in an undo log how to reverse itself;
+// when fn returns an error or panics, the log runs backwards and the store
+// is exactly as it was. Records are deep-copied on the way in and on the way
+// out, so a caller can never reach stored state through a slice or pointer.
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Errors of this backend beyond the store's own.
+var (
+	// ErrReadOnly is returned by a write attempted inside View.
+	ErrReadOnly = errors.New("memory: write in a read-only transaction (use Update)")
+	// ErrTxDone is returned by a Tx used after its Update or View returned.
+	ErrTxDone = errors.New("memory: transaction has already ended")
+)
+
+// Store is the in-memory backend. The zero value is not usable; call New.
+type Store struct {
+	mu       sync.RWMutex
+	closed   bool
+	meta     map[string]string
+	projects map[string]*project
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{meta: map[string]string{}, projects: map[string]*project{}}
+}
+
+// Backend implements store.Store.
+func (s *Store) Backend() string { return "memory" }
+
+// Update implements store.Store. It holds the store's write lock while fn
+// runs, commits when fn returns nil and rolls every write back otherwise
+// (also when fn panics, before the panic continues). A context cancelled
+// before the commit also rolls back, and Update returns its error.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	t := &tx{s: s, undo: &undoLog{}}
+	committed := false
+	defer func() {
+		t.done.Store(true)
+		if !committed {
+			t.undo.rollback()
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// View implements store.Store. Writes inside fn fail with ErrReadOnly.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	t := &tx{s: s}
+	defer t.done.Store(true)
+	return fn(t)
+}
+
+// Close implements store.Store: it waits for running transactions, drops
+// every record, and makes further calls (Close included) return
+// store.ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	s.closed = true
+	s.meta, s.projects = nil, nil
+	return nil
+}
+
+// project holds one project's records, keyed by id (criteria by name,
+// maturity by pattern id), with secondary indexes for the keyed listings.
+type project struct {
+	outcomes map[string]*learning.Outcome
+
+	feedback            map[string]*learning.FeedbackEvent
+	feedbackByCriterion index
+	feedbackByTask      index
+
+	criteria map[string]*learning.Criterion
+
+	patterns map[string]*learning.Pattern
+	// patternByKey maps the content key of every kind="pattern" pattern to
+	// its id: the content uniqueness constraint.
+	patternByKey map[string]string
+	// patternsByKey indexes every pattern, of any kind, by content key.
+	patternsByKey index
+
+	observations          map[string]*learning.Observation
+	observationsByPattern index
+
+	maturity                  map[string]*learning.Maturity
+	maturityFeedback          map[string]*learning.MaturityFeedback
+	maturityFeedbackByPattern index
+
+	errors       map[string]*learning.ErrorEntry
+	errorsByTask index
+}
+
+func newProject() *project {
+	return &project{
+		outcomes:                  map[string]*learning.Outcome{},
+		feedback:                  map[string]*learning.FeedbackEvent{},
+		feedbackByCriterion:       index{},
+		feedbackByTask:            index{},
+		criteria:                  map[string]*learning.Criterion{},
+		patterns:                  map[string]*learning.Pattern{},
+		patternByKey:              map[string]string{},
+		patternsByKey:             index{},
+		observations:              map[string]*learning.Observation{},
+		observationsByPattern:     index{},
+		maturity:                  map[string]*learning.Maturity{},
+		maturityFeedback:          map[string]*learning.MaturityFeedback{},
+		maturityFeedbackByPattern: index{},
+		errors:                    map[string]*learning.ErrorEntry{},
+		errorsByTask:              index{},
+	}
+}
+
+// listed reports whether the project holds a record that makes
+// MetaStorage.Projects list it.
+func (p *project) listed() bool {
+	return len(p.outcomes)+len(p.patterns)+len(p.criteria)+len(p.errors) > 0
+}
+
+// tx is the store.Tx of one Update (undo != nil) or View (undo == nil).
+type tx struct {
+	s    *Store
+	undo *undoLog
+	done atomic.Bool
+}
+
+var _ store.Tx = (*tx)(nil)
+
+// read checks that the transaction is usable and returns the project's
+// records, nil when the project holds none.
+func (t *tx) read(ctx context.Context, project string) (*project, error) {
+	if err := t.alive(ctx); err != nil {
+		return nil, err
+	}
+	return t.s.projects[project], nil
+}
+
+// write checks that the transaction may write and returns the project's
+// records, creating them (undoably) on first use.
+func (t *tx) write(ctx context.Context, name string) (*project, error) {
+	if err := t.writable(ctx); err != nil {
+		return nil, err
+	}
+	p := t.s.projects[name]
+	if p == nil {
+		p = newProject()
+		put(t.undo, t.s.projects, name, p)
+	}
+	return p, nil
+}
+
+func (t *tx) alive(ctx context.Context) error {
+	if t.done.Load() {
+		return ErrTxDone
+	}
+	return ctx.Err()
+}
+
+func (t *tx) writable(ctx context.Context) error {
+	if err := t.alive(ctx); err != nil {
+		return err
+	}
+	if t.undo == nil {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// notFound wraps store.ErrNotFound with what was looked for.
+func notFound(kind, project, id string) error {
+	return fmt.Errorf("%s %q in project %q: %w", kind, id, project, store.ErrNotFound)
+}

@@ -1,0 +1,158 @@
+// Package postgres is kaizen's server storage backend: PostgreSQL through
+// pgx. Several kaizen processes may share one database: updates of shared
+// aggregates take row locks (SELECT … FOR UPDATE), unique constraints make
+// concurrent creation safe, and transactions that hit a serialization
+// failure or deadlock are retried.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is the PostgreSQL backend.
+type Store struct {
+	db     *sql.DB
+	closed atomic.Bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// maxAttempts bounds retries of a transaction after serialization
+// failures or deadlocks.
+const maxAttempts = 10
+
+// Open connects to the database named by a postgres:// DSN and applies
+// pending migrations (under an advisory lock, so concurrent servers
+// starting together migrate once).
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate postgres: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker))
+	if err != nil {
+		return err
+	}
+	_, err = p.Up(ctx)
+	return err
+}
+
+// Backend implements store.Store.
+func (s *Store) Backend() string { return "postgres" }
+
+// DB exposes the connection pool (for tests and benchmarks).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Update implements store.Store: fn runs in a READ COMMITTED transaction
+// and is retried from the start on a serialization failure or deadlock.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	var err error
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		err = s.attempt(ctx, nil, fn)
+		if !retryable(err) {
+			return err
+		}
+		backoff := time.Duration(rand.Int64N(int64(time.Duration(attempt) * 5 * time.Millisecond)))
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("postgres transaction still conflicting after %d attempts: %w", maxAttempts, err)
+}
+
+// View implements store.Store: a read-only REPEATABLE READ transaction, so
+// every read in fn sees the same snapshot.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return s.attempt(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}, fn)
+}
+
+func (s *Store) attempt(ctx context.Context, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, opts)
+	if err != nil {
+		if errors.Is(err, sql.ErrConnDone) || s.closed.Load() {
+			return store.ErrClosed
+		}
+		return fmt.Errorf("begin postgres transaction: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			err = fmt.Errorf("panic in transaction: %v", p)
+		}
+	}()
+	if err := fn(sqlstore.NewTx(tx, sqlstore.Postgres)); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if opts != nil && opts.ReadOnly {
+		return tx.Rollback()
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit postgres transaction: %w", err)
+	}
+	return nil
+}
+
+// retryable reports a serialization failure (40001) or deadlock (40P01).
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
+}
+
+// Close closes the connection pool. A second Close returns store.ErrClosed.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return store.ErrClosed
+	}
+	return s.db.Close()
+}

@@ -1,0 +1,140 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/store/sqlite"
+)
+
+func outcome(project, id string) learning.Outcome {
+	return learning.Outcome{ID: id, Project: project, TaskID: "task-" + id, Success: true,
+		Timestamp: time.UnixMicro(1_700_000_000_000_000).UTC(), RecordedAt: time.UnixMicro(1_700_000_000_000_001).UTC(),
+		Score: learning.Score{Raw: 1, Type: learning.Helpful}}
+}
+
+// A failing request inside a batch rolls back to its own savepoint: the
+// other requests of the same batch commit, and it leaves nothing behind.
+func TestGroupCommitIsolatesFailures(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	errBoom := errors.New("boom")
+	const n = 200
+	var wg sync.WaitGroup
+	results := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.Update(ctx, func(tx store.Tx) error {
+				if _, err := tx.InsertOutcome(ctx, outcome("p", fmt.Sprintf("o%03d", i))); err != nil {
+					return err
+				}
+				switch i % 5 {
+				case 0:
+					return errBoom
+				case 1:
+					panic("bad request")
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	var want int64
+	for i, err := range results {
+		switch i % 5 {
+		case 0:
+			if !errors.Is(err, errBoom) {
+				t.Fatalf("request %d: got %v, want boom", i, err)
+			}
+		case 1:
+			if err == nil {
+				t.Fatalf("request %d: a panic must surface as an error", i)
+			}
+		default:
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+			want++
+		}
+	}
+	err := s.View(ctx, func(tx store.Tx) error {
+		got, err := tx.CountOutcomes(ctx, "p", store.OutcomeFilter{})
+		if err != nil {
+			return err
+		}
+		if got != want {
+			t.Errorf("committed outcomes = %d, want %d", got, want)
+		}
+		for i := range n {
+			_, err := tx.GetOutcome(ctx, "p", fmt.Sprintf("o%03d", i))
+			if present := err == nil; present != (i%5 >= 2) {
+				t.Errorf("outcome %d present=%v err=%v", i, present, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A request whose context is cancelled before the writer takes it never
+// runs; one that ran reports the truth about its commit.
+func TestUpdateCancelledContext(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	err := s.Update(ctx, func(tx store.Tx) error { ran = true; return nil })
+	if !errors.Is(err, context.Canceled) || ran {
+		t.Fatalf("err=%v ran=%v, want context.Canceled and not run", err, ran)
+	}
+}
+
+func TestReopenKeepsCommittedData(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "k.db")
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.InsertOutcome(ctx, outcome("p", "kept"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(store.Tx) error { return nil }); !errors.Is(err, store.ErrClosed) {
+		t.Fatalf("update after close: %v", err)
+	}
+	s, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.View(ctx, func(tx store.Tx) error {
+		o, err := tx.GetOutcome(ctx, "p", "kept")
+		if err == nil && o.TaskID != "task-kept" {
+			t.Errorf("task id %q", o.TaskID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/kaizenhq/kaizen/learning"
+)
+
+// maturityValueCols are the maturity columns after project and pattern_id.
+const maturityValueCols = `helpful_sum, helpful_ref, harmful_sum, harmful_ref, helpful_count, harmful_count,
+	neutral_count, manual_state, manual_reason, promoted_at, deprecated_at, last_validated, generation, reset_at, updated_at`
+
+const maturityCols = `project, pattern_id, ` + maturityValueCols
+
+// maturityScan scans maturity values through nullable holders, so that the
+// same code reads a plain row and the optional side of a LEFT JOIN.
+type maturityScan struct {
+	hSum, xSum                                      sql.NullFloat64
+	hRef, xRef, promoted, deprecated, lv, reset, up sql.NullInt64
+	hCount, xCount, nCount, gen                     sql.NullInt64
+	manual, reason                                  sql.NullString
+}
+
+func (ms *maturityScan) nullableDest() []any {
+	return []any{&ms.hSum, &ms.hRef, &ms.xSum, &ms.xRef, &ms.hCount, &ms.xCount, &ms.nCount,
+		&ms.manual, &ms.reason, &ms.promoted, &ms.deprecated, &ms.lv, &ms.gen, &ms.reset, &ms.up}
+}
+
+func (ms *maturityScan) finishNullable(project, patternID string) (learning.Maturity, error) {
+	return learning.Maturity{
+		Project:       project,
+		PatternID:     patternID,
+		Helpful:       learning.DecayedSum{Value: ms.hSum.Float64, Ref: fromMicros(ms.hRef)},
+		Harmful:       learning.DecayedSum{Value: ms.xSum.Float64, Ref: fromMicros(ms.xRef)},
+		HelpfulCount:  ms.hCount.Int64,
+		HarmfulCount:  ms.xCount.Int64,
+		NeutralCount:  ms.nCount.Int64,
+		Manual:        learning.MaturityState(ms.manual.String),
+		ManualReason:  ms.reason.String,
+		PromotedAt:    fromMicrosPtr(ms.promoted),
+		DeprecatedAt:  fromMicrosPtr(ms.deprecated),
+		LastValidated: fromMicros(ms.lv),
+		Generation:    ms.gen.Int64,
+		ResetAt:       fromMicrosPtr(ms.reset),
+		UpdatedAt:     fromMicros(ms.up),
+	}, nil
+}
+
+func scanMaturity(s scanner) (learning.Maturity, error) {
+	var project, id string
+	var ms maturityScan
+	if err := s.Scan(append([]any{&project, &id}, ms.nullableDest()...)...); err != nil {
+		return learning.Maturity{}, err
+	}
+	return ms.finishNullable(project, id)
+}
+
+// GetMaturity implements store.MaturityStorage.
+func (t *Tx) GetMaturity(ctx context.Context, project, patternID string) (learning.Maturity, error) {
+	return one(ctx, t, "maturity of "+patternID, scanMaturity,
+		`SELECT `+maturityCols+` FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
+}
+
+// PutMaturity implements store.MaturityStorage.
+func (t *Tx) PutMaturity(ctx context.Context, m learning.Maturity) error {
+	_, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (project, pattern_id) DO UPDATE SET helpful_sum = excluded.helpful_sum, helpful_ref = excluded.helpful_ref,
+		harmful_sum = excluded.harmful_sum, harmful_ref = excluded.harmful_ref, helpful_count = excluded.helpful_count,
+		harmful_count = excluded.harmful_count, neutral_count = excluded.neutral_count, manual_state = excluded.manual_state,
+		manual_reason = excluded.manual_reason, promoted_at = excluded.promoted_at, deprecated_at = excluded.deprecated_at,
+		last_validated = excluded.last_validated, generation = excluded.generation, reset_at = excluded.reset_at,
+		updated_at = excluded.updated_at`,
+		m.Project, m.PatternID, m.Helpful.Value, micros(m.Helpful.Ref), m.Harmful.Value, micros(m.Harmful.Ref),
+		m.HelpfulCount, m.HarmfulCount, m.NeutralCount, string(m.Manual), m.ManualReason, microsPtr(m.PromotedAt),
+		microsPtr(m.DeprecatedAt), micros(m.LastValidated), m.Generation, microsPtr(m.ResetAt), micros(m.UpdatedAt))
+	return err
+}
+
+// ListMaturity implements store.MaturityStorage.
+func (t *Tx) ListMaturity(ctx context.Context, project string) ([]learning.Maturity, error) {
+	return many(ctx, t, "maturity", scanMaturity,
+		`SELECT `+maturityCols+` FROM maturity WHERE project = ? ORDER BY pattern_id`, project)
+}
+
+// DeleteMaturity implements store.MaturityStorage.
+func (t *Tx) DeleteMaturity(ctx context.Context, project, patternID string) error {
+	return t.change(ctx, "delete maturity of "+patternID, `DELETE FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
+}
+
+const maturityFeedbackCols = `project, id, pattern_id, type, weight, task_id, ts, generation`
+
+func scanMaturityFeedback(s scanner) (learning.MaturityFeedback, error) {
+	var f learning.MaturityFeedback
+	var ts sql.NullInt64
+	err := s.Scan(&f.Project, &f.ID, &f.PatternID, &f.Type, &f.Weight, &f.TaskID, &ts, &f.Generation)
+	f.Timestamp = fromMicros(ts)
+	return f, err
+}
+
+// InsertMaturityFeedback implements store.MaturityStorage.
+func (t *Tx) InsertMaturityFeedback(ctx context.Context, f learning.MaturityFeedback) (bool, error) {
+	return t.insert(ctx, "maturity feedback", `INSERT INTO maturity_feedback (`+maturityFeedbackCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, f.Project, f.ID, f.PatternID, string(f.Type), f.Weight, f.TaskID, micros(f.Timestamp),
+		f.Generation)
+}
+
+// MaturityFeedback implements store.MaturityStorage.
+func (t *Tx) MaturityFeedback(ctx context.Context, project, patternID string) ([]learning.MaturityFeedback, error) {
+	return many(ctx, t, "maturity feedback", scanMaturityFeedback, `SELECT `+maturityFeedbackCols+`
+		FROM maturity_feedback WHERE project = ? AND pattern_id = ? ORDER BY ts, id`, project, patternID)
+}
+
+// EachMaturityFeedback implements store.MaturityStorage.
+func (t *Tx) EachMaturityFeedback(ctx context.Context, project string, fn func(learning.MaturityFeedback) error) error {
+	return each(ctx, t, "maturity feedback", scanMaturityFeedback, fn,
+		`SELECT `+maturityFeedbackCols+` FROM maturity_feedback WHERE project = ? ORDER BY ts, id`, project)
+}
+
+const observationCols = `project, id, pattern_id, task_id, success, ts, generation`
+
+func scanObservation(s scanner) (learning.Observation, error) {
+	var o learning.Observation
+	var ts sql.NullInt64
+	err := s.Scan(&o.Project, &o.ID, &o.PatternID, &o.TaskID, &o.Success, &ts, &o.Generation)
+	o.Timestamp = fromMicros(ts)
+	return o, err
+}
+
+// InsertObservation implements store.ObservationStorage.
+func (t *Tx) InsertObservation(ctx context.Context, o learning.Observation) (bool, error) {
+	return t.insert(ctx, "observation", `INSERT INTO observations (`+observationCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, o.Project, o.ID, o.PatternID, o.TaskID, o.Success, micros(o.Timestamp), o.Generation)
+}
+
+// ObservationsByPattern implements store.ObservationStorage.
+func (t *Tx) ObservationsByPattern(ctx context.Context, project, patternID string) ([]learning.Observation, error) {
+	return many(ctx, t, "observations", scanObservation, `SELECT `+observationCols+`
+		FROM observations WHERE project = ? AND pattern_id = ? ORDER BY ts, id`, project, patternID)
+}
+
+// EachObservation implements store.ObservationStorage.
+func (t *Tx) EachObservation(ctx context.Context, project string, fn func(learning.Observation) error) error {
+	return each(ctx, t, "observations", scanObservation, fn,
+		`SELECT `+observationCols+` FROM observations WHERE project = ? ORDER BY ts, id`, project)
+}

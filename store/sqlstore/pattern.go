@@ -1,0 +1,171 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+const patternCols = `project, id, content, kind, is_negative, success_count, failure_count, tags, example_tasks,
+	reason, source_id, anti_pattern_id, generation, created_at, updated_at`
+
+// contentHash is the SHA-256 of a content key: content keys can exceed
+// index entry limits, their hashes cannot.
+func contentHash(content string) string {
+	sum := sha256.Sum256([]byte(learning.ContentKey(content)))
+	return hex.EncodeToString(sum[:])
+}
+
+// prefixed qualifies every column of a column list with a table alias.
+func prefixed(alias, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+type patternScan struct {
+	p                learning.Pattern
+	tags, examples   string
+	created, updated sql.NullInt64
+}
+
+func (ps *patternScan) dest() []any {
+	p := &ps.p
+	return []any{&p.Project, &p.ID, &p.Content, &p.Kind, &p.IsNegative, &p.SuccessCount, &p.FailureCount,
+		&ps.tags, &ps.examples, &p.Reason, &p.SourceID, &p.AntiPatternID, &p.Generation, &ps.created, &ps.updated}
+}
+
+func (ps *patternScan) finish() (learning.Pattern, error) {
+	var err error
+	p := ps.p
+	p.CreatedAt, p.UpdatedAt = fromMicros(ps.created), fromMicros(ps.updated)
+	if p.Tags, err = fromJSONList(ps.tags); err != nil {
+		return p, err
+	}
+	p.ExampleTasks, err = fromJSONList(ps.examples)
+	return p, err
+}
+
+func scanPattern(s scanner) (learning.Pattern, error) {
+	var ps patternScan
+	if err := s.Scan(ps.dest()...); err != nil {
+		return ps.p, err
+	}
+	return ps.finish()
+}
+
+// InsertPattern implements store.PatternStorage.
+func (t *Tx) InsertPattern(ctx context.Context, p learning.Pattern) (bool, error) {
+	return t.insert(ctx, "pattern", `INSERT INTO patterns (`+patternCols+`, content_key, search_key, content_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		p.Project, p.ID, p.Content, string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
+		jsonList(p.Tags), jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation,
+		micros(p.CreatedAt), micros(p.UpdatedAt), learning.ContentKey(p.Content), strings.ToLower(p.Content), contentHash(p.Content))
+}
+
+// GetPattern implements store.PatternStorage.
+func (t *Tx) GetPattern(ctx context.Context, project, id string) (learning.Pattern, error) {
+	return one(ctx, t, "pattern "+id, scanPattern,
+		`SELECT `+patternCols+` FROM patterns WHERE project = ? AND id = ?`, project, id)
+}
+
+// LockPattern implements store.PatternStorage.
+func (t *Tx) LockPattern(ctx context.Context, project, id string) (learning.Pattern, error) {
+	return one(ctx, t, "pattern "+id, scanPattern,
+		`SELECT `+patternCols+` FROM patterns WHERE project = ? AND id = ?`+t.d.ForUpdate, project, id)
+}
+
+// UpdatePattern implements store.PatternStorage.
+func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
+	return t.change(ctx, "update pattern "+p.ID, `UPDATE patterns SET content = ?, content_key = ?, search_key = ?, content_hash = ?, kind = ?, is_negative = ?,
+		success_count = ?, failure_count = ?, tags = ?, example_tasks = ?, reason = ?, source_id = ?,
+		anti_pattern_id = ?, generation = ?, created_at = ?, updated_at = ? WHERE project = ? AND id = ?`,
+		p.Content, learning.ContentKey(p.Content), strings.ToLower(p.Content), contentHash(p.Content), string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
+		jsonList(p.Tags), jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation,
+		micros(p.CreatedAt), micros(p.UpdatedAt), p.Project, p.ID)
+}
+
+// DeletePattern implements store.PatternStorage.
+func (t *Tx) DeletePattern(ctx context.Context, project, id string) error {
+	return t.change(ctx, "delete pattern "+id, `DELETE FROM patterns WHERE project = ? AND id = ?`, project, id)
+}
+
+func (t *Tx) patternWhere(alias, project string, f store.PatternFilter) (string, []any) {
+	col := func(c string) string { return alias + c }
+	q, args := ` WHERE `+col("project")+` = ?`, []any{project}
+	if f.Kind != "" {
+		q += ` AND ` + col("kind") + ` = ?`
+		args = append(args, string(f.Kind))
+	}
+	if f.Tag != "" {
+		q += ` AND ` + strings.ReplaceAll(t.d.TagMatch, "tags", col("tags"))
+		args = append(args, f.Tag)
+	}
+	if f.Search != "" {
+		q += ` AND ` + col("search_key") + ` LIKE ? ESCAPE '\'`
+		args = append(args, likePattern(strings.ToLower(f.Search)))
+	}
+	return q, args
+}
+
+// ListPatterns implements store.PatternStorage.
+func (t *Tx) ListPatterns(ctx context.Context, project string, f store.PatternFilter) ([]learning.Pattern, error) {
+	where, args := t.patternWhere("", project, f)
+	q, args := page(`SELECT `+patternCols+` FROM patterns`+where+` ORDER BY created_at, id`, args, f.Limit, f.Offset)
+	return many(ctx, t, "patterns", scanPattern, q, args...)
+}
+
+// CountPatterns implements store.PatternStorage.
+func (t *Tx) CountPatterns(ctx context.Context, project string, f store.PatternFilter) (int64, error) {
+	where, args := t.patternWhere("", project, f)
+	return t.count(ctx, "patterns", `SELECT COUNT(*) FROM patterns`+where, args...)
+}
+
+// FindPatternsByContent implements store.PatternStorage.
+func (t *Tx) FindPatternsByContent(ctx context.Context, project, content string) ([]learning.Pattern, error) {
+	return many(ctx, t, "patterns", scanPattern, `SELECT `+patternCols+` FROM patterns
+		WHERE project = ? AND content_hash = ? AND content_key = ? ORDER BY created_at, id`,
+		project, contentHash(content), learning.ContentKey(content))
+}
+
+// PatternsWithMaturity implements store.PatternStorage.
+func (t *Tx) PatternsWithMaturity(ctx context.Context, project string, f store.PatternFilter) ([]store.PatternRecord, error) {
+	where, args := t.patternWhere("p.", project, f)
+	q, args := page(`SELECT `+prefixed("p", patternCols)+`, m.pattern_id, `+prefixed("m", maturityValueCols)+`
+		FROM patterns p LEFT JOIN maturity m ON m.project = p.project AND m.pattern_id = p.id`+where+
+		` ORDER BY p.created_at, p.id`, args, f.Limit, f.Offset)
+	return many(ctx, t, "patterns", func(s scanner) (store.PatternRecord, error) {
+		var ps patternScan
+		var mid sql.NullString
+		var ms maturityScan
+		if err := s.Scan(append(append(ps.dest(), &mid), ms.nullableDest()...)...); err != nil {
+			return store.PatternRecord{}, err
+		}
+		p, err := ps.finish()
+		if err != nil {
+			return store.PatternRecord{}, err
+		}
+		rec := store.PatternRecord{Pattern: p,
+			Maturity: learning.Maturity{Project: p.Project, PatternID: p.ID, Generation: p.Generation}}
+		if mid.Valid {
+			if rec.Maturity, err = ms.finishNullable(p.Project, p.ID); err != nil {
+				return rec, fmt.Errorf("maturity of %s: %w", p.ID, err)
+			}
+		}
+		return rec, nil
+	}, q, args...)
+}
+
+// EachPattern implements store.PatternStorage.
+func (t *Tx) EachPattern(ctx context.Context, project string, fn func(learning.Pattern) error) error {
+	return each(ctx, t, "patterns", scanPattern, fn,
+		`SELECT `+patternCols+` FROM patterns WHERE project = ? ORDER BY created_at, id`, project)
+}

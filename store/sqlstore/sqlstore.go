@@ -1,0 +1,299 @@
+// Package sqlstore implements the store.Tx contract once, over database/sql,
+// for the SQL dialects kaizen supports (SQLite and PostgreSQL). The backend
+// packages store/sqlite and store/postgres own connections, transactions and
+// migrations, and hand a *sql.Tx to [NewTx].
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Dialect captures the differences between the supported SQL databases.
+type Dialect struct {
+	// Name is "sqlite" or "postgres".
+	Name string
+	// Numbered placeholders ($1, $2…) instead of "?".
+	Numbered bool
+	// ForUpdate is appended to row-locking selects ("" when the whole
+	// transaction is already exclusive).
+	ForUpdate string
+	// TagMatch is a boolean SQL expression true when the JSON text column
+	// tags contains the tag bound to its single "?" placeholder.
+	TagMatch string
+	// CacheStatements prepares each statement once per transaction and
+	// reuses it (worth it where the driver does not cache, as for SQLite).
+	CacheStatements bool
+}
+
+// SQLite is the dialect of modernc.org/sqlite.
+var SQLite = Dialect{
+	Name:            "sqlite",
+	TagMatch:        "EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.value = ?)",
+	CacheStatements: true,
+}
+
+// Postgres is the dialect of PostgreSQL through pgx.
+var Postgres = Dialect{
+	Name:      "postgres",
+	Numbered:  true,
+	ForUpdate: " FOR UPDATE",
+	TagMatch:  "(tags::jsonb @> jsonb_build_array(?::text))",
+}
+
+// rebind rewrites "?" placeholders into "$n" for numbered dialects. Queries
+// in this package never contain a literal "?".
+func (d Dialect) rebind(q string) string {
+	if !d.Numbered {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// Tx implements store.Tx over a *sql.Tx.
+type Tx struct {
+	tx      *sql.Tx
+	d       Dialect
+	stmts   map[string]*sql.Stmt
+	rebound map[string]string
+}
+
+var _ store.Tx = (*Tx)(nil)
+
+// NewTx wraps a database/sql transaction. The Tx is valid until tx ends.
+func NewTx(tx *sql.Tx, d Dialect) *Tx {
+	return &Tx{tx: tx, d: d, stmts: map[string]*sql.Stmt{}, rebound: map[string]string{}}
+}
+
+func (t *Tx) query(q string) string {
+	if r, ok := t.rebound[q]; ok {
+		return r
+	}
+	r := t.d.rebind(q)
+	t.rebound[q] = r
+	return r
+}
+
+func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := t.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := t.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	t.stmts[q] = s
+	return s, nil
+}
+
+func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	q = t.query(q)
+	if t.d.CacheStatements {
+		s, err := t.stmt(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return s.ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, q, args...)
+}
+
+func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	q = t.query(q)
+	if t.d.CacheStatements {
+		s, err := t.stmt(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return s.QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, q, args...)
+}
+
+// scanner is satisfied by *sql.Row and *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// one runs a single-row query and scans it with scan; ErrNotFound when no
+// row matches.
+func one[T any](ctx context.Context, t *Tx, what string, scan func(scanner) (T, error), q string, args ...any) (T, error) {
+	var zero T
+	rows, err := t.rows(ctx, q, args...)
+	if err != nil {
+		return zero, fmt.Errorf("get %s: %w", what, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return zero, fmt.Errorf("get %s: %w", what, err)
+		}
+		return zero, fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	v, err := scan(rows)
+	if err != nil {
+		return zero, fmt.Errorf("scan %s: %w", what, err)
+	}
+	return v, rows.Close()
+}
+
+// many runs a query and scans every row.
+func many[T any](ctx context.Context, t *Tx, what string, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	out := []T{}
+	err := each(ctx, t, what, scan, func(v T) error { out = append(out, v); return nil }, q, args...)
+	return out, err
+}
+
+// each streams rows to fn.
+func each[T any](ctx context.Context, t *Tx, what string, scan func(scanner) (T, error), fn func(T) error, q string, args ...any) error {
+	rows, err := t.rows(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", what, err)
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list %s: %w", what, err)
+	}
+	return rows.Close()
+}
+
+func (t *Tx) count(ctx context.Context, what, q string, args ...any) (int64, error) {
+	return one(ctx, t, what, func(s scanner) (int64, error) {
+		var n int64
+		return n, s.Scan(&n)
+	}, q, args...)
+}
+
+// insert runs an INSERT … ON CONFLICT DO NOTHING and reports whether it
+// wrote a row.
+func (t *Tx) insert(ctx context.Context, what, q string, args ...any) (bool, error) {
+	res, err := t.exec(ctx, q, args...)
+	if err != nil {
+		return false, fmt.Errorf("insert %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("insert %s: %w", what, err)
+	}
+	return n > 0, nil
+}
+
+// change runs an UPDATE or DELETE and turns "no row changed" into
+// ErrNotFound.
+func (t *Tx) change(ctx context.Context, what, q string, args ...any) error {
+	res, err := t.exec(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	return nil
+}
+
+// Time encoding: microseconds since the Unix epoch; the zero time is NULL.
+
+func micros(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func microsPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.UnixMicro(n.Int64).UTC()
+}
+
+func fromMicrosPtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := time.UnixMicro(n.Int64).UTC()
+	return &t
+}
+
+// JSON text columns hold string lists; nil is stored as [] and read back as
+// an empty list.
+func jsonList(v []string) string {
+	if len(v) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func fromJSONList(s string) ([]string, error) {
+	out := []string{}
+	if s == "" {
+		return out, nil
+	}
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, fmt.Errorf("decode list %q: %w", s, err)
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, nil
+}
+
+// likePattern builds a LIKE pattern matching s as a substring, escaping the
+// wildcards with a backslash (queries say ESCAPE '\').
+func likePattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}
+
+// page appends LIMIT/OFFSET clauses.
+func page(q string, args []any, limit, offset int) (string, []any) {
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
+		if offset > 0 {
+			q += " OFFSET ?"
+			args = append(args, offset)
+		}
+	} else if offset > 0 {
+		q += " LIMIT 9223372036854775807 OFFSET ?"
+		args = append(args, offset)
+	}
+	return q, args
+}
