@@ -175,8 +175,12 @@ func (e *Engine) ListErrors(ctx context.Context, q ErrorQuery) (*ErrorList, erro
 	if q.Type != "" && !learning.ErrorType(q.Type).Valid() {
 		return nil, invalid(op, "error_type", "unknown type %q", q.Type)
 	}
+	limit, err := pageLimit(op, q.Limit, q.Offset)
+	if err != nil {
+		return nil, err
+	}
 	f := store.ErrorFilter{TaskID: q.TaskID, UnresolvedOnly: q.UnresolvedOnly, Type: learning.ErrorType(q.Type),
-		Search: q.Search, Limit: pageLimit(q.Limit), Offset: max(0, q.Offset)}
+		Search: q.Search, Limit: limit, Offset: q.Offset}
 	var out ErrorList
 	err = e.view(ctx, op, func(tx store.Tx) error {
 		if out.Items, err = tx.ListErrors(ctx, project, f); err != nil {

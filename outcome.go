@@ -147,6 +147,10 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 		res = &OutcomeResult{Feedback: []learning.FeedbackEvent{}, Weighted: []learning.WeightedScore{},
 			Patterns: []PatternUpdate{}, Inversions: []learning.Inversion{}}
 		o := o // fn may be retried: work on a copy
+		// Evaluate at a time read inside the transaction: writes are
+		// serialised, so it is not earlier than any committed event and the
+		// O(1) decayed sums stay exact (no fallback to recomputation).
+		now := latest(now, e.Now())
 		if o.ErrorCountSource == "" {
 			errs, err := tx.ErrorsByTask(ctx, o.Project, o.TaskID, true)
 			if err != nil {
@@ -304,7 +308,11 @@ func (e *Engine) ListOutcomes(ctx context.Context, q OutcomeQuery) (*OutcomeList
 	if err != nil {
 		return nil, err
 	}
-	f := store.OutcomeFilter{TaskID: q.TaskID, Limit: pageLimit(q.Limit), Offset: max(0, q.Offset)}
+	limit, err := pageLimit(op, q.Limit, q.Offset)
+	if err != nil {
+		return nil, err
+	}
+	f := store.OutcomeFilter{TaskID: q.TaskID, Limit: limit, Offset: q.Offset}
 	var out OutcomeList
 	err = e.view(ctx, op, func(tx store.Tx) error {
 		var err error
@@ -342,13 +350,16 @@ func (e *Engine) GetOutcome(ctx context.Context, project, id string) (*learning.
 	return &o, nil
 }
 
-// pageLimit applies the default (50) and maximum (1000) page sizes.
-func pageLimit(n int) int {
+// pageLimit validates paging: limit 0 means the default (50), at most 1000;
+// offset at least 0.
+func pageLimit(op string, limit, offset int) (int, error) {
 	switch {
-	case n <= 0:
-		return 50
-	case n > 1000:
-		return 1000
+	case limit < 0 || limit > 1000:
+		return 0, invalid(op, "limit", "must be between 0 (default 50) and 1000, got %d", limit)
+	case offset < 0:
+		return 0, invalid(op, "offset", "must be >= 0, got %d", offset)
+	case limit == 0:
+		return 50, nil
 	}
-	return n
+	return limit, nil
 }

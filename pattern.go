@@ -67,6 +67,7 @@ func (e *Engine) ObservePattern(ctx context.Context, in ObserveInput) (*Observat
 	}
 	var res ObservationResult
 	err = e.update(ctx, op, func(tx store.Tx) error {
+		now := latest(now, e.Now()) // see RecordOutcome
 		ref, err := e.resolvePattern(ctx, tx, op, project, in.Pattern, in.Tags, now)
 		if err != nil {
 			return err
@@ -144,7 +145,11 @@ func (e *Engine) ListPatterns(ctx context.Context, q PatternQuery) (*PatternList
 	if q.State != "" && !q.State.Valid() {
 		return nil, invalid(op, "state", "must be candidate, established, proven or deprecated")
 	}
-	limit, offset := pageLimit(q.Limit), max(0, q.Offset)
+	limit, err := pageLimit(op, q.Limit, q.Offset)
+	if err != nil {
+		return nil, err
+	}
+	offset := q.Offset
 	f := store.PatternFilter{Kind: q.Kind, Tag: q.Tag, Search: q.Search}
 	if q.State == "" {
 		f.Limit, f.Offset = limit, offset
@@ -239,17 +244,12 @@ func lookupPattern(ctx context.Context, tx store.Tx, op, project, ref string) (l
 		}
 		return p, err
 	}
-	content := ref
 	if st, ok := learning.StrategyByLabel(ref); ok {
-		found, err := tx.ListPatterns(ctx, project, store.PatternFilter{Kind: learning.KindPattern, Tag: st.Tag(), Limit: 1})
-		if err != nil {
-			return learning.Pattern{}, err
-		}
-		if len(found) > 0 {
-			return found[0], nil
+		if p, ok, err := findStrategy(ctx, tx, project, st); err != nil || ok {
+			return p, err
 		}
 	}
-	p, ok, err := findPositive(ctx, tx, project, content)
+	p, ok, err := findPositive(ctx, tx, project, ref)
 	if err == nil && !ok {
 		err = notFound
 	}

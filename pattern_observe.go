@@ -24,6 +24,18 @@ type PatternUpdate struct {
 	StateAfter   learning.MaturityState `json:"state_after"`
 	Multiplier   float64                `json:"multiplier"`
 	Maturity     learning.MaturityEval  `json:"maturity"`
+	// AntiPattern is set when the pattern is inverted: newly by this
+	// observation (see Inverted) or earlier, refreshed with the new counts.
+	AntiPattern *AntiPatternRef `json:"anti_pattern,omitempty"`
+}
+
+// AntiPatternRef identifies a pattern's anti-pattern in an update.
+type AntiPatternRef struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	Reason  string `json:"reason"`
+	// New is true when this observation caused the inversion.
+	New bool `json:"new"`
 }
 
 // patternRef is a resolved reference to a pattern used by a task.
@@ -53,12 +65,8 @@ func (e *Engine) resolvePattern(ctx context.Context, tx store.Tx, op, project, r
 	if st, ok := learning.StrategyByLabel(ref); ok {
 		content = st.LabelFor(e.lc.Locale)
 		tags = append(tags, st.Tag())
-		found, err := tx.ListPatterns(ctx, project, store.PatternFilter{Kind: learning.KindPattern, Tag: st.Tag(), Limit: 1})
-		if err != nil {
-			return patternRef{}, err
-		}
-		if len(found) > 0 {
-			return patternRef{pattern: found[0]}, nil
+		if p, ok, err := findStrategy(ctx, tx, project, st); err != nil || ok {
+			return patternRef{pattern: p}, err
 		}
 	}
 	if p, ok, err := findPositive(ctx, tx, project, content); err != nil || ok {
@@ -91,6 +99,17 @@ func findPositive(ctx context.Context, tx store.Tx, project, content string) (le
 	for _, p := range found {
 		if p.Kind == learning.KindPattern {
 			return p, true, nil
+		}
+	}
+	return learning.Pattern{}, false, nil
+}
+
+// findStrategy finds the pattern of one of the seed's strategies under its
+// English or Chinese label (indexed lookups; no tag scan).
+func findStrategy(ctx context.Context, tx store.Tx, project string, st learning.Strategy) (learning.Pattern, bool, error) {
+	for _, label := range []string{st.Label, st.LabelZH} {
+		if p, ok, err := findPositive(ctx, tx, project, label); err != nil || ok {
+			return p, ok, err
 		}
 	}
 	return learning.Pattern{}, false, nil
@@ -174,10 +193,13 @@ func (e *Engine) observe(ctx context.Context, tx store.Tx, id, project string, o
 		return PatternUpdate{}, nil, err
 	}
 	var inv *learning.Inversion
+	var anti *AntiPatternRef
 	if p.AntiPatternID != "" || e.lc.ShouldInvert(p) {
-		if p, inv, err = e.invert(ctx, tx, p, now); err != nil {
+		var a learning.Pattern
+		if p, a, inv, err = e.invert(ctx, tx, p, now); err != nil {
 			return PatternUpdate{}, nil, err
 		}
+		anti = &AntiPatternRef{ID: a.ID, Content: a.Content, Reason: a.Reason, New: inv != nil}
 	}
 	p.UpdatedAt = now
 	if err := tx.UpdatePattern(ctx, p); err != nil {
@@ -190,14 +212,15 @@ func (e *Engine) observe(ctx context.Context, tx store.Tx, id, project string, o
 		ID: p.ID, Content: p.Content, Success: o.success, FeedbackType: o.fbType,
 		SuccessCount: p.SuccessCount, FailureCount: p.FailureCount,
 		StateBefore: before.State, StateAfter: after.State, Multiplier: after.Multiplier, Maturity: after,
+		AntiPattern: anti,
 	}, inv, nil
 }
 
-// invert creates or refreshes the anti-pattern of p. It returns the updated
-// source pattern, and the inversion when it is new. Inversion is sticky: an
-// anti-pattern stays until its source is reset, its counts and reason kept
-// current.
-func (e *Engine) invert(ctx context.Context, tx store.Tx, p learning.Pattern, now time.Time) (learning.Pattern, *learning.Inversion, error) {
+// invert creates or refreshes the anti-pattern of p. It returns the
+// updated source pattern, the anti-pattern, and the inversion when it is
+// new. Inversion is sticky: an anti-pattern stays until its source is reset,
+// its counts and reason kept current.
+func (e *Engine) invert(ctx context.Context, tx store.Tx, p learning.Pattern, now time.Time) (learning.Pattern, learning.Pattern, *learning.Inversion, error) {
 	var existing *learning.Pattern
 	if p.AntiPatternID != "" {
 		a, err := tx.GetPattern(ctx, p.Project, p.AntiPatternID)
@@ -205,7 +228,7 @@ func (e *Engine) invert(ctx context.Context, tx store.Tx, p learning.Pattern, no
 		case err == nil:
 			existing = &a
 		case !errors.Is(err, store.ErrNotFound):
-			return p, nil, err
+			return p, learning.Pattern{}, nil, err
 		}
 	}
 	inv := e.lc.Invert(p, existing, now)
@@ -217,10 +240,10 @@ func (e *Engine) invert(ctx context.Context, tx store.Tx, p learning.Pattern, no
 		err = tx.UpdatePattern(ctx, inv.Inverted)
 	}
 	if err != nil {
-		return p, nil, err
+		return p, learning.Pattern{}, nil, err
 	}
 	if !inv.New {
-		return inv.Original, nil, nil
+		return inv.Original, inv.Inverted, nil, nil
 	}
-	return inv.Original, &inv, nil
+	return inv.Original, inv.Inverted, &inv, nil
 }

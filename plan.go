@@ -85,8 +85,15 @@ func (e *Engine) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guid
 }
 
 // ExtractPatterns detects the seed's decomposition strategies in a
-// description, in English or Chinese.
+// description, in English or Chinese (see the package function; it needs
+// no stored data).
 func (e *Engine) ExtractPatterns(description string) ([]learning.Extracted, error) {
+	return ExtractPatterns(description)
+}
+
+// ExtractPatterns detects the seed's decomposition strategies in a
+// description, in English or Chinese. It needs no engine or store.
+func ExtractPatterns(description string) ([]learning.Extracted, error) {
 	const op = "extract patterns"
 	if err := validText(op, "description", description, maxTextLen, true); err != nil {
 		return nil, err

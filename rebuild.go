@@ -177,7 +177,7 @@ func (e *Engine) rebuild(ctx context.Context, tx store.Tx, project string, now t
 	for _, id := range order {
 		p := patterns[id]
 		if p.AntiPatternID != "" || e.lc.ShouldInvert(*p) {
-			q, _, err := e.invert(ctx, tx, *p, now)
+			q, _, _, err := e.invert(ctx, tx, *p, now)
 			if err != nil {
 				return err
 			}

@@ -73,10 +73,13 @@ func (c Config) ExplainPattern(p Pattern, m Maturity, ev MaturityEval) PatternEx
 		add("feedback says proven: decayed helpful %.3f ≥ %.2f and harmful ratio %.3f < %.2f", h, mc.MinHelpful, ratio, mc.MaxHarmful)
 	}
 	x.HelpfulNeeded = c.helpfulNeeded(ev)
+	if x.Inverted {
+		x.HelpfulNeeded = -1 // inversion is sticky: only a reset brings it back
+	}
 	if x.HelpfulNeeded > 0 {
 		add("about %d more helpful outcome(s) recorded now would make it proven", x.HelpfulNeeded)
 	} else if x.HelpfulNeeded < 0 {
-		add("it cannot become proven without a reset")
+		add("it cannot return to the ranking without a reset")
 	}
 	if ev.NeutralCount > 0 {
 		add("%d neutral outcome(s) are counted but carry no evidence either way", ev.NeutralCount)

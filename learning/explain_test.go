@@ -41,8 +41,16 @@ func TestExplainInvertedAndDeprecated(t *testing.T) {
 			t.Errorf("explanation lacks %q:\n%s", want, joined)
 		}
 	}
-	if x.HelpfulNeeded <= 0 {
-		t.Errorf("a deprecated-by-feedback pattern needs many helpful outcomes, got %d", x.HelpfulNeeded)
+	// Inversion is sticky: no number of helpful outcomes brings it back, only a reset.
+	if x.HelpfulNeeded != -1 || !strings.Contains(joined, "cannot return to the ranking without a reset") {
+		t.Errorf("helpful needed %d for an inverted pattern:\n%s", x.HelpfulNeeded, joined)
+	}
+	// Deprecated by feedback but not inverted: helpful outcomes can still make it proven.
+	p.AntiPatternID = ""
+	p.FailureCount = 2
+	y := cfg.ExplainPattern(p, m, cfg.Maturity.Evaluate(m, epoch))
+	if y.HelpfulNeeded <= 0 {
+		t.Errorf("a deprecated-by-feedback pattern needs many helpful outcomes, got %d", y.HelpfulNeeded)
 	}
 }
 

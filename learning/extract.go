@@ -13,6 +13,7 @@ type Strategy struct {
 	LabelZH string `json:"label_zh"`
 	en      *regexp.Regexp
 	zh      *regexp.Regexp
+	keys    [3]string // content keys of Key, Label and LabelZH
 }
 
 // Tag is the pattern tag that identifies the strategy across languages.
@@ -28,7 +29,8 @@ func (s Strategy) LabelFor(l Locale) string {
 
 func strategy(key, label, labelZH, en, zh string) Strategy {
 	return Strategy{Key: key, Label: label, LabelZH: labelZH,
-		en: regexp.MustCompile(`(?i)` + en), zh: regexp.MustCompile(zh)}
+		en: regexp.MustCompile(`(?i)` + en), zh: regexp.MustCompile(zh),
+		keys: [3]string{key, ContentKey(label), ContentKey(labelZH)}}
 }
 
 // Strategies are the seed's twelve strategies in the seed's order, which is
@@ -110,7 +112,7 @@ func Labels(ex []Extracted) []string {
 func StrategyByLabel(s string) (Strategy, bool) {
 	k := ContentKey(s)
 	for _, st := range Strategies {
-		if k == st.Key || k == ContentKey(st.Label) || k == ContentKey(st.LabelZH) {
+		if k == st.keys[0] || k == st.keys[1] || k == st.keys[2] {
 			return st, true
 		}
 	}

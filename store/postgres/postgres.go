@@ -130,7 +130,7 @@ func (s *Store) attempt(ctx context.Context, opts *sql.TxOptions, fn func(store.
 			err = fmt.Errorf("panic in transaction: %v", p)
 		}
 	}()
-	if err := fn(sqlstore.NewTx(tx, sqlstore.Postgres)); err != nil {
+	if err := fn(sqlstore.NewTx(tx, sqlstore.Postgres, nil)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

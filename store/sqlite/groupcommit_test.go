@@ -138,3 +138,64 @@ func TestReopenKeepsCommittedData(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Failing requests in a batch undo their changes to cached aggregate rows,
+// including rows they forced to be written early (a list query flushes the
+// cache): the surviving count equals the successful requests exactly.
+func TestGroupCommitUndoesCachedAggregates(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000).UTC()
+	errBoom := errors.New("boom")
+	const n = 300
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	succeeded := 0
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Update(ctx, func(tx store.Tx) error {
+				c, err := tx.LockCriterion(ctx, "p", "type_safe", now)
+				if err != nil {
+					return err
+				}
+				c.HelpfulCount++
+				if err := tx.PutCriterion(ctx, c); err != nil {
+					return err
+				}
+				if i%3 == 0 { // forces a flush of every staged row inside this request
+					if _, err := tx.ListCriteria(ctx, "p"); err != nil {
+						return err
+					}
+				}
+				if i%4 == 0 {
+					return errBoom
+				}
+				return nil
+			})
+			if err == nil {
+				mu.Lock()
+				succeeded++
+				mu.Unlock()
+			} else if !errors.Is(err, errBoom) {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	err := s.View(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCriterion(ctx, "p", "type_safe")
+		if err == nil && int(c.HelpfulCount) != succeeded {
+			t.Errorf("helpful count %d, want %d successful requests", c.HelpfulCount, succeeded)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if succeeded != n-n/4 {
+		t.Errorf("%d succeeded, want %d", succeeded, n-n/4)
+	}
+}

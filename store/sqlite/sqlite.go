@@ -1,6 +1,6 @@
 // Package sqlite is kaizen's embedded storage backend: SQLite through the
 // pure-Go driver modernc.org/sqlite, in WAL mode with full synchronous
-// commits, one writer connection and a pool of readers.
+// commits, a single writer goroutine and a pool of readers.
 //
 // Writes use group commit: a single writer goroutine takes every pending
 // Update, runs each inside its own savepoint of one BEGIN IMMEDIATE
@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -49,11 +51,30 @@ type Store struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
+	// wstmts caches prepared statements for the writer. Only the writer
+	// can share them: preparing on the pool needs a free connection, which
+	// the single writer always has (its pool has a spare) but concurrent
+	// readers holding every connection would not.
+	wstmts *sqlstore.Statements
 	reqs   chan *request
 	quit   chan struct{}
 	done   chan struct{}
 	once   sync.Once
 	opts   Options
+
+	batches, requests atomic.Int64
+}
+
+// WriterStats counts the writer's work: committed batches and the requests
+// they carried (requests/batches is the average group-commit size).
+type WriterStats struct {
+	Batches  int64 `json:"batches"`
+	Requests int64 `json:"requests"`
+}
+
+// Stats returns the writer's counters.
+func (s *Store) Stats() WriterStats {
+	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -70,6 +91,8 @@ func dsn(path string, opts Options, txlock string, readOnly bool) string {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	// savepoint sub-journals and temp tables stay in memory (no extra file I/O)
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	}
@@ -98,8 +121,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
+	// Transactions run one at a time from the writer goroutine. The pool
+	// has a second connection so that a statement seen for the first time
+	// can be prepared while the batch transaction holds the first; the
+	// statement is then bound to the transaction's connection and reused.
+	writer.SetMaxOpenConns(2)
+	writer.SetMaxIdleConns(2)
 	writer.SetConnMaxLifetime(0)
 	writer.SetConnMaxIdleTime(0)
 	if err := migrate(ctx, writer); err != nil {
@@ -114,7 +141,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
 	s := &Store{path: path, writer: writer, reader: reader, opts: opts,
-		reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
+		wstmts: sqlstore.NewStatements(writer),
+		reqs:   make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
 	go s.writeLoop()
 	return s, nil
 }
@@ -163,76 +191,127 @@ func (s *Store) writeLoop() {
 		case <-s.quit:
 			return
 		}
-	drain:
-		for len(batch) < s.opts.MaxBatch {
-			select {
-			case r := <-s.reqs:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		s.commit(batch)
+		n := s.commit(s.drain(batch))
+		s.batches.Add(1)
+		s.requests.Add(int64(n))
 	}
 }
 
-// commit runs a batch in one transaction, each request in its own savepoint.
-func (s *Store) commit(batch []*request) {
-	results := make([]error, len(batch))
-	finish := func() {
+// joinWindow bounds how long a batch keeps admitting requests that arrive
+// while it executes, before committing.
+const joinWindow = 5 * time.Millisecond
+
+// commit runs a batch in one transaction, each request in its own
+// savepoint. Requests that arrive while the batch executes join it (up to
+// MaxBatch requests or joinWindow of work), so the commit's fsync is shared
+// by more requests without making any of them wait idly. A request alone in
+// its transaction runs without a savepoint: the transaction is its savepoint.
+func (s *Store) commit(batch []*request) (requests int) {
+	var results []error
+	defer func() {
 		for i, r := range batch {
 			r.done <- results[i]
 		}
+		requests = len(batch)
+	}()
+	fail := func(err error) {
+		for len(results) < len(batch) {
+			results = append(results, nil)
+		}
+		for i := range results {
+			if results[i] == nil {
+				results[i] = err
+			}
+		}
 	}
-	defer finish()
 	ctx := context.Background() // statements are never interrupted mid-transaction
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		for i := range results {
-			results[i] = fmt.Errorf("begin sqlite transaction: %w", err)
-		}
+		fail(fmt.Errorf("begin sqlite transaction: %w", err))
 		return
 	}
-	wrapped := sqlstore.NewTx(tx, sqlstore.SQLite)
+	wrapped := sqlstore.NewTx(tx, sqlstore.SQLite, s.wstmts)
+	started := time.Now()
 	ok := 0
-	for i, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			results[i] = err
-			continue
+	for i := 0; i < len(batch); i++ {
+		r := batch[i]
+		err := r.ctx.Err()
+		switch {
+		case err != nil:
+		case len(batch) == 1:
+			// Alone so far: the transaction is its savepoint. If it fails,
+			// nothing else has joined and the whole transaction rolls back.
+			if err = run(r.fn, wrapped); err != nil {
+				results = append(results, err)
+				_ = tx.Rollback()
+				return
+			}
+		default:
+			if err = s.isolated(ctx, tx, wrapped, r); errors.Is(err, errBrokenTx) {
+				_ = tx.Rollback()
+				fail(err)
+				return
+			}
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT request"); err != nil {
-			results[i] = fmt.Errorf("sqlite savepoint: %w", err)
-			continue
-		}
-		results[i] = run(r.fn, wrapped)
-		release := []string{"RELEASE request"}
-		if results[i] != nil {
-			release = []string{"ROLLBACK TO request", "RELEASE request"}
-		} else {
+		if err == nil {
 			ok++
 		}
-		if err := execAll(ctx, tx, release); err != nil {
-			// The transaction is in an unknown state: fail the whole batch.
-			_ = tx.Rollback()
-			for j := range results {
-				if results[j] == nil {
-					results[j] = fmt.Errorf("sqlite savepoint release: %w", err)
-				}
-			}
-			return
+		results = append(results, err)
+		if i == len(batch)-1 && len(batch) < s.opts.MaxBatch && time.Since(started) < joinWindow {
+			batch = s.drain(batch) // late arrivals join this transaction
 		}
 	}
 	if ok == 0 {
 		_ = tx.Rollback()
 		return
 	}
-	if err := tx.Commit(); err != nil {
-		for i := range results {
-			if results[i] == nil {
-				results[i] = fmt.Errorf("commit sqlite transaction: %w", err)
-			}
+	err = wrapped.Flush(ctx) // staged aggregate rows
+	if err == nil {
+		err = tx.Commit()
+	} else {
+		_ = tx.Rollback()
+	}
+	if err != nil {
+		fail(fmt.Errorf("commit sqlite transaction: %w", err))
+	}
+	return len(batch)
+}
+
+// drain appends the requests already waiting, without blocking.
+func (s *Store) drain(batch []*request) []*request {
+	for len(batch) < s.opts.MaxBatch {
+		select {
+		case r := <-s.reqs:
+			batch = append(batch, r)
+		default:
+			return batch
 		}
 	}
+	return batch
+}
+
+// errBrokenTx: a savepoint could not be released or rolled back, so the
+// transaction's state is unknown and the whole batch must fail.
+var errBrokenTx = errors.New("sqlite savepoint failed")
+
+// isolated runs one request of a shared transaction inside its own
+// savepoint, rolling back to it (and undoing the aggregate cache) when the
+// request fails.
+func (s *Store) isolated(ctx context.Context, tx *sql.Tx, wrapped *sqlstore.Tx, r *request) error {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT request"); err != nil {
+		return fmt.Errorf("%w: %v", errBrokenTx, err)
+	}
+	mark := wrapped.Mark()
+	err := run(r.fn, wrapped)
+	release := []string{"RELEASE request"}
+	if err != nil {
+		release = []string{"ROLLBACK TO request", "RELEASE request"}
+		wrapped.Undo(mark)
+	}
+	if xerr := execAll(ctx, tx, release); xerr != nil {
+		return fmt.Errorf("%w: %v", errBrokenTx, xerr)
+	}
+	return err
 }
 
 func execAll(ctx context.Context, tx *sql.Tx, stmts []string) error {
@@ -270,7 +349,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 		return fmt.Errorf("begin sqlite read: %w", err)
 	}
 	defer tx.Rollback()
-	return run(fn, sqlstore.NewTx(tx, sqlstore.SQLite))
+	return run(fn, sqlstore.NewTx(tx, sqlstore.SQLite, nil))
 }
 
 // Close stops the writer after the batch in progress and closes the database.
@@ -280,7 +359,7 @@ func (s *Store) Close() error {
 	s.once.Do(func() {
 		close(s.quit)
 		<-s.done
-		err = errors.Join(s.reader.Close(), s.writer.Close())
+		err = errors.Join(s.wstmts.Close(), s.reader.Close(), s.writer.Close())
 	})
 	return err
 }

@@ -112,6 +112,9 @@ func (t *Tx) SetMeta(ctx context.Context, key, value string) error {
 
 // Projects implements store.MetaStorage.
 func (t *Tx) Projects(ctx context.Context) ([]string, error) {
+	if err := t.flushFirst(ctx); err != nil {
+		return nil, err
+	}
 	return many(ctx, t, "projects", func(s scanner) (string, error) {
 		var p string
 		return p, s.Scan(&p)

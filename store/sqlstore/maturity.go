@@ -3,8 +3,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 
 	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
 )
 
 // maturityValueCols are the maturity columns after project and pattern_id.
@@ -56,14 +59,38 @@ func scanMaturity(s scanner) (learning.Maturity, error) {
 	return ms.finishNullable(project, id)
 }
 
+func maturityKey(project, patternID string) rowKey { return rowKey{"maturity", project, patternID} }
+
 // GetMaturity implements store.MaturityStorage.
 func (t *Tx) GetMaturity(ctx context.Context, project, patternID string) (learning.Maturity, error) {
-	return one(ctx, t, "maturity of "+patternID, scanMaturity,
+	k := maturityKey(project, patternID)
+	if v, present, ok := t.lookup(k); ok {
+		if !present {
+			return learning.Maturity{}, fmt.Errorf("maturity of %s: %w", patternID, store.ErrNotFound)
+		}
+		return v.(learning.Maturity), nil
+	}
+	m, err := one(ctx, t, "maturity of "+patternID, scanMaturity,
 		`SELECT `+maturityCols+` FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
+	switch {
+	case err == nil:
+		t.remember(k, m, true)
+	case errors.Is(err, store.ErrNotFound):
+		t.remember(k, nil, false)
+	}
+	return m, err
 }
 
 // PutMaturity implements store.MaturityStorage.
 func (t *Tx) PutMaturity(ctx context.Context, m learning.Maturity) error {
+	if t.agg != nil {
+		t.stage(maturityKey(m.Project, m.PatternID), m)
+		return nil
+	}
+	return t.writeMaturity(ctx, m)
+}
+
+func (t *Tx) writeMaturity(ctx context.Context, m learning.Maturity) error {
 	_, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (project, pattern_id) DO UPDATE SET helpful_sum = excluded.helpful_sum, helpful_ref = excluded.helpful_ref,
 		harmful_sum = excluded.harmful_sum, harmful_ref = excluded.harmful_ref, helpful_count = excluded.helpful_count,
@@ -79,13 +106,23 @@ func (t *Tx) PutMaturity(ctx context.Context, m learning.Maturity) error {
 
 // ListMaturity implements store.MaturityStorage.
 func (t *Tx) ListMaturity(ctx context.Context, project string) ([]learning.Maturity, error) {
+	if err := t.flushFirst(ctx); err != nil {
+		return nil, err
+	}
 	return many(ctx, t, "maturity", scanMaturity,
 		`SELECT `+maturityCols+` FROM maturity WHERE project = ? ORDER BY pattern_id`, project)
 }
 
 // DeleteMaturity implements store.MaturityStorage.
 func (t *Tx) DeleteMaturity(ctx context.Context, project, patternID string) error {
-	return t.change(ctx, "delete maturity of "+patternID, `DELETE FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
+	if err := t.flushFirst(ctx); err != nil { // a staged record must exist in SQL to be deleted
+		return err
+	}
+	err := t.change(ctx, "delete maturity of "+patternID, `DELETE FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
+	if err == nil {
+		t.remember(maturityKey(project, patternID), nil, false)
+	}
+	return err
 }
 
 const maturityFeedbackCols = `project, id, pattern_id, type, weight, task_id, ts, generation`

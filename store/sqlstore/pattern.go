@@ -1,11 +1,14 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kaizenhq/kaizen/learning"
@@ -62,29 +65,84 @@ func scanPattern(s scanner) (learning.Pattern, error) {
 	return ps.finish()
 }
 
+func patternKey(project, id string) rowKey { return rowKey{"patterns", project, id} }
+
 // InsertPattern implements store.PatternStorage.
 func (t *Tx) InsertPattern(ctx context.Context, p learning.Pattern) (bool, error) {
-	return t.insert(ctx, "pattern", `INSERT INTO patterns (`+patternCols+`, content_key, search_key, content_hash)
+	ok, err := t.insert(ctx, "pattern", `INSERT INTO patterns (`+patternCols+`, content_key, search_key, content_hash)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		p.Project, p.ID, p.Content, string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
 		jsonList(p.Tags), jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation,
 		micros(p.CreatedAt), micros(p.UpdatedAt), learning.ContentKey(p.Content), strings.ToLower(p.Content), contentHash(p.Content))
+	if ok && t.agg != nil {
+		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
+		t.agg.content = map[string][]string{}
+	}
+	return ok, err
+}
+
+// clonePattern copies the slices of a pattern kept in the cache, so callers
+// cannot change cached state through them.
+func clonePattern(p learning.Pattern) learning.Pattern {
+	p.Tags = append([]string{}, p.Tags...)
+	p.ExampleTasks = append([]string{}, p.ExampleTasks...)
+	return p
+}
+
+func (t *Tx) getPattern(ctx context.Context, project, id, suffix string) (learning.Pattern, error) {
+	k := patternKey(project, id)
+	if v, present, ok := t.lookup(k); ok {
+		if !present {
+			return learning.Pattern{}, fmt.Errorf("pattern %s: %w", id, store.ErrNotFound)
+		}
+		return clonePattern(v.(learning.Pattern)), nil
+	}
+	p, err := one(ctx, t, "pattern "+id, scanPattern,
+		`SELECT `+patternCols+` FROM patterns WHERE project = ? AND id = ?`+suffix, project, id)
+	switch {
+	case err == nil:
+		t.remember(k, clonePattern(p), true)
+	case errors.Is(err, store.ErrNotFound):
+		t.remember(k, nil, false)
+	}
+	return p, err
 }
 
 // GetPattern implements store.PatternStorage.
 func (t *Tx) GetPattern(ctx context.Context, project, id string) (learning.Pattern, error) {
-	return one(ctx, t, "pattern "+id, scanPattern,
-		`SELECT `+patternCols+` FROM patterns WHERE project = ? AND id = ?`, project, id)
+	return t.getPattern(ctx, project, id, "")
 }
 
 // LockPattern implements store.PatternStorage.
 func (t *Tx) LockPattern(ctx context.Context, project, id string) (learning.Pattern, error) {
-	return one(ctx, t, "pattern "+id, scanPattern,
-		`SELECT `+patternCols+` FROM patterns WHERE project = ? AND id = ?`+t.d.ForUpdate, project, id)
+	return t.getPattern(ctx, project, id, t.d.ForUpdate)
 }
 
-// UpdatePattern implements store.PatternStorage.
+// UpdatePattern implements store.PatternStorage. With the aggregate cache,
+// an update that keeps the content is staged until Flush; one that changes
+// the content is written at once, so a uniqueness violation is reported to
+// the request that caused it.
 func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
+	if t.agg == nil {
+		return t.writePattern(ctx, p)
+	}
+	old, err := t.GetPattern(ctx, p.Project, p.ID)
+	if err != nil {
+		return fmt.Errorf("update pattern %s: %w", p.ID, err)
+	}
+	if learning.ContentKey(old.Content) != learning.ContentKey(p.Content) || old.Kind != p.Kind {
+		if err := t.writePattern(ctx, p); err != nil {
+			return err
+		}
+		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
+		t.agg.content = map[string][]string{}
+		return nil
+	}
+	t.stage(patternKey(p.Project, p.ID), clonePattern(p))
+	return nil
+}
+
+func (t *Tx) writePattern(ctx context.Context, p learning.Pattern) error {
 	return t.change(ctx, "update pattern "+p.ID, `UPDATE patterns SET content = ?, content_key = ?, search_key = ?, content_hash = ?, kind = ?, is_negative = ?,
 		success_count = ?, failure_count = ?, tags = ?, example_tasks = ?, reason = ?, source_id = ?,
 		anti_pattern_id = ?, generation = ?, created_at = ?, updated_at = ? WHERE project = ? AND id = ?`,
@@ -95,7 +153,12 @@ func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 
 // DeletePattern implements store.PatternStorage.
 func (t *Tx) DeletePattern(ctx context.Context, project, id string) error {
-	return t.change(ctx, "delete pattern "+id, `DELETE FROM patterns WHERE project = ? AND id = ?`, project, id)
+	err := t.change(ctx, "delete pattern "+id, `DELETE FROM patterns WHERE project = ? AND id = ?`, project, id)
+	if err == nil && t.agg != nil {
+		t.remember(patternKey(project, id), nil, false)
+		t.agg.content = map[string][]string{}
+	}
+	return err
 }
 
 func (t *Tx) patternWhere(alias, project string, f store.PatternFilter) (string, []any) {
@@ -118,6 +181,9 @@ func (t *Tx) patternWhere(alias, project string, f store.PatternFilter) (string,
 
 // ListPatterns implements store.PatternStorage.
 func (t *Tx) ListPatterns(ctx context.Context, project string, f store.PatternFilter) ([]learning.Pattern, error) {
+	if err := t.flushFirst(ctx); err != nil {
+		return nil, err
+	}
 	where, args := t.patternWhere("", project, f)
 	q, args := page(`SELECT `+patternCols+` FROM patterns`+where+` ORDER BY created_at, id`, args, f.Limit, f.Offset)
 	return many(ctx, t, "patterns", scanPattern, q, args...)
@@ -125,19 +191,65 @@ func (t *Tx) ListPatterns(ctx context.Context, project string, f store.PatternFi
 
 // CountPatterns implements store.PatternStorage.
 func (t *Tx) CountPatterns(ctx context.Context, project string, f store.PatternFilter) (int64, error) {
+	if err := t.flushFirst(ctx); err != nil {
+		return 0, err
+	}
 	where, args := t.patternWhere("", project, f)
 	return t.count(ctx, "patterns", `SELECT COUNT(*) FROM patterns`+where, args...)
 }
 
-// FindPatternsByContent implements store.PatternStorage.
+// FindPatternsByContent implements store.PatternStorage. With the
+// aggregate cache the ids found per content are remembered (content only
+// changes through writes that reset this memory) and the patterns come from
+// the cache, so staged updates are visible.
 func (t *Tx) FindPatternsByContent(ctx context.Context, project, content string) ([]learning.Pattern, error) {
-	return many(ctx, t, "patterns", scanPattern, `SELECT `+patternCols+` FROM patterns
-		WHERE project = ? AND content_hash = ? AND content_key = ? ORDER BY created_at, id`,
+	ck := t.contentKey(project, content)
+	if t.agg != nil {
+		if ids, ok := t.agg.content[ck]; ok {
+			out := make([]learning.Pattern, 0, len(ids))
+			for _, id := range ids {
+				p, err := t.GetPattern(ctx, project, id)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, p)
+			}
+			return out, nil
+		}
+	}
+	// No ORDER BY: it would make SQLite walk the creation-order index over
+	// every pattern of the project instead of using the content-hash index.
+	found, err := many(ctx, t, "patterns", scanPattern, `SELECT `+patternCols+` FROM patterns`+t.d.ContentIndex+`
+		WHERE project = ? AND content_hash = ? AND content_key = ?`,
 		project, contentHash(content), learning.ContentKey(content))
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(found, func(a, b learning.Pattern) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	if t.agg == nil {
+		return found, nil
+	}
+	ids := make([]string, len(found))
+	for i, p := range found {
+		ids[i] = p.ID
+		k := patternKey(project, p.ID)
+		if v, present, ok := t.lookup(k); ok && present {
+			found[i] = clonePattern(v.(learning.Pattern)) // the cached state may be newer
+		} else {
+			t.remember(k, clonePattern(p), true)
+		}
+	}
+	t.agg.content[ck] = ids
+	return found, nil
 }
 
 // PatternsWithMaturity implements store.PatternStorage.
 func (t *Tx) PatternsWithMaturity(ctx context.Context, project string, f store.PatternFilter) ([]store.PatternRecord, error) {
+	if err := t.flushFirst(ctx); err != nil {
+		return nil, err
+	}
 	where, args := t.patternWhere("p.", project, f)
 	q, args := page(`SELECT `+prefixed("p", patternCols)+`, m.pattern_id, `+prefixed("m", maturityValueCols)+`
 		FROM patterns p LEFT JOIN maturity m ON m.project = p.project AND m.pattern_id = p.id`+where+
@@ -166,6 +278,9 @@ func (t *Tx) PatternsWithMaturity(ctx context.Context, project string, f store.P
 
 // EachPattern implements store.PatternStorage.
 func (t *Tx) EachPattern(ctx context.Context, project string, fn func(learning.Pattern) error) error {
+	if err := t.flushFirst(ctx); err != nil {
+		return err
+	}
 	return each(ctx, t, "patterns", scanPattern, fn,
 		`SELECT `+patternCols+` FROM patterns WHERE project = ? ORDER BY created_at, id`, project)
 }

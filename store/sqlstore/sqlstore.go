@@ -8,9 +8,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kaizenhq/kaizen/store"
@@ -28,16 +30,25 @@ type Dialect struct {
 	// TagMatch is a boolean SQL expression true when the JSON text column
 	// tags contains the tag bound to its single "?" placeholder.
 	TagMatch string
-	// CacheStatements prepares each statement once per transaction and
-	// reuses it (worth it where the driver does not cache, as for SQLite).
+	// ContentIndex forces the content-hash index on content lookups
+	// (SQLite without statistics would otherwise scan the project).
+	ContentIndex string
+	// CacheStatements prepares statements instead of sending SQL text
+	// (worth it where the driver does not cache them, as for SQLite).
 	CacheStatements bool
+	// CacheAggregates keeps criteria, patterns and maturity records in a
+	// per-transaction cache written at Flush (see cache.go). The backend
+	// must call Flush before committing and Mark/Undo around savepoints.
+	CacheAggregates bool
 }
 
 // SQLite is the dialect of modernc.org/sqlite.
 var SQLite = Dialect{
 	Name:            "sqlite",
 	TagMatch:        "EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.value = ?)",
+	ContentIndex:    " INDEXED BY patterns_content_hash",
 	CacheStatements: true,
+	CacheAggregates: true,
 }
 
 // Postgres is the dialect of PostgreSQL through pgx.
@@ -68,27 +79,80 @@ func (d Dialect) rebind(q string) string {
 	return b.String()
 }
 
+// Statements prepares each distinct query once on a *sql.DB and keeps it:
+// database/sql then reuses the driver statement on every connection it was
+// prepared on, so a transaction binds it with Tx.StmtContext instead of
+// parsing the SQL again. Safe for concurrent use.
+type Statements struct {
+	db    *sql.DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// NewStatements returns a statement cache for db.
+func NewStatements(db *sql.DB) *Statements {
+	return &Statements{db: db, stmts: map[string]*sql.Stmt{}}
+}
+
+func (c *Statements) get(ctx context.Context, q string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := c.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[q] = s
+	return s, nil
+}
+
+// Close closes every cached statement.
+func (c *Statements) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, s := range c.stmts {
+		errs = append(errs, s.Close())
+	}
+	c.stmts = map[string]*sql.Stmt{}
+	return errors.Join(errs...)
+}
+
 // Tx implements store.Tx over a *sql.Tx.
 type Tx struct {
-	tx      *sql.Tx
-	d       Dialect
-	stmts   map[string]*sql.Stmt
-	rebound map[string]string
+	tx    *sql.Tx
+	d     Dialect
+	cache *Statements
+	stmts map[string]*sql.Stmt
+	agg   *aggregateCache
 }
 
 var _ store.Tx = (*Tx)(nil)
 
 // NewTx wraps a database/sql transaction. The Tx is valid until tx ends.
-func NewTx(tx *sql.Tx, d Dialect) *Tx {
-	return &Tx{tx: tx, d: d, stmts: map[string]*sql.Stmt{}, rebound: map[string]string{}}
+// With a statement cache (optional), queries are prepared once per
+// database instead of once per use.
+func NewTx(tx *sql.Tx, d Dialect, cache *Statements) *Tx {
+	t := &Tx{tx: tx, d: d, cache: cache, stmts: map[string]*sql.Stmt{}}
+	if d.CacheAggregates {
+		t.agg = newAggregateCache()
+	}
+	return t
 }
 
+var rebound sync.Map // query → query rebound for the numbered dialect
+
 func (t *Tx) query(q string) string {
-	if r, ok := t.rebound[q]; ok {
-		return r
+	if !t.d.Numbered {
+		return q
+	}
+	if r, ok := rebound.Load(q); ok {
+		return r.(string)
 	}
 	r := t.d.rebind(q)
-	t.rebound[q] = r
+	rebound.Store(q, r)
 	return r
 }
 
@@ -96,9 +160,18 @@ func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if s, ok := t.stmts[q]; ok {
 		return s, nil
 	}
-	s, err := t.tx.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
+	var s *sql.Stmt
+	if t.cache != nil {
+		parent, err := t.cache.get(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		s = t.tx.StmtContext(ctx, parent)
+	} else {
+		var err error
+		if s, err = t.tx.PrepareContext(ctx, q); err != nil {
+			return nil, err
+		}
 	}
 	t.stmts[q] = s
 	return s, nil
@@ -263,7 +336,7 @@ func jsonList(v []string) string {
 
 func fromJSONList(s string) ([]string, error) {
 	out := []string{}
-	if s == "" {
+	if s == "" || s == "[]" {
 		return out, nil
 	}
 	if err := json.Unmarshal([]byte(s), &out); err != nil {

@@ -1,0 +1,60 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kaizenhq/kaizen/store/sqlite"
+)
+
+// The queries on hot paths must use an index seek, never walk every row of
+// a project: SQLite has no statistics by default, so a plan can silently
+// degrade to a scan that only shows at scale.
+func TestHotQueryPlans(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "k.db")
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cases := []struct{ query, wantIndex string }{
+		{`SELECT id FROM patterns INDEXED BY patterns_content_hash WHERE project = 'p' AND content_hash = 'x' AND content_key = 'y'`,
+			"patterns_content_hash (project=? AND content_hash=?)"},
+		{`SELECT id FROM patterns WHERE project = 'p' AND id = 'x'`, "PRIMARY KEY (project=? AND id=?)"},
+		{`SELECT helpful_sum FROM maturity WHERE project = 'p' AND pattern_id = 'x'`, "PRIMARY KEY (project=? AND pattern_id=?)"},
+		{`SELECT name FROM criteria WHERE project = 'p' AND name = 'x'`, "PRIMARY KEY (project=? AND name=?)"},
+		{`SELECT id FROM feedback WHERE project = 'p' AND criterion = 'c' ORDER BY ts, id`, "feedback_criterion (project=? AND criterion=?)"},
+		{`SELECT id FROM feedback WHERE project = 'p' AND task_id = 't' ORDER BY ts, id`, "feedback_task (project=? AND task_id=?)"},
+		{`SELECT id FROM errors WHERE project = 'p' AND task_id = 't' AND resolved = FALSE ORDER BY ts, id`, "errors_task (project=? AND task_id=?)"},
+		{`SELECT id FROM maturity_feedback WHERE project = 'p' AND pattern_id = 'x' ORDER BY ts, id`, "maturity_feedback_pattern (project=? AND pattern_id=?)"},
+		{`SELECT id FROM outcomes WHERE project = 'p' AND task_id = 't'`, "outcomes_task (project=? AND task_id=?)"},
+	}
+	for _, c := range cases {
+		rows, err := db.Query("EXPLAIN QUERY PLAN " + c.query)
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if got := strings.Join(plan, "; "); !strings.Contains(got, c.wantIndex) || strings.Contains(got, "SCAN") {
+			t.Errorf("%s\n  plan: %s\n  want a seek on %s", c.query, got, c.wantIndex)
+		}
+	}
+}
