@@ -30,6 +30,7 @@ type Engine struct {
 	owned  bool
 	now    func() time.Time
 	logger *slog.Logger
+	cache  *patternCache
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -46,7 +47,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		owned = true
 	}
-	e := &Engine{cfg: cfg, lc: cfg.Learning, st: st, owned: owned, now: cfg.Now, logger: cfg.Logger}
+	e := &Engine{cfg: cfg, lc: cfg.Learning, st: st, owned: owned, now: cfg.Now, logger: cfg.Logger,
+		cache: newPatternCache(64)}
 	if e.now == nil {
 		e.now = time.Now
 	}

@@ -171,13 +171,31 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 			return err
 		}
 		res.Outcome = o
-		for _, name := range o.Criteria {
-			fb := learning.FeedbackEvent{ID: newID("fb-"), Project: o.Project, Criterion: name, Type: o.Score.Type,
+		// Lock-free inserts first, then the shared rows: patterns, and last
+		// the criteria every outcome of the project updates, so that the
+		// hottest row locks (PostgreSQL) are held for the shortest time.
+		feedback := make([]learning.FeedbackEvent, len(o.Criteria))
+		for i, name := range o.Criteria {
+			feedback[i] = learning.FeedbackEvent{ID: newID("fb-"), Project: o.Project, Criterion: name, Type: o.Score.Type,
 				RawValue: o.Score.Raw, TaskID: o.TaskID, OutcomeID: o.ID, Timestamp: o.Timestamp, Context: feedbackContext(o)}
-			if _, err := tx.InsertFeedback(ctx, fb); err != nil {
+			if _, err := tx.InsertFeedback(ctx, feedback[i]); err != nil {
 				return err
 			}
-			c, err := tx.LockCriterion(ctx, o.Project, name, now)
+		}
+		for _, r := range refs {
+			u, inv, err := e.observe(ctx, tx, r.pattern.ID, o.Project,
+				observation{success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
+			if err != nil {
+				return err
+			}
+			u.Created = r.created
+			res.Patterns = append(res.Patterns, u)
+			if inv != nil {
+				res.Inversions = append(res.Inversions, *inv)
+			}
+		}
+		for _, fb := range feedback {
+			c, err := tx.LockCriterion(ctx, o.Project, fb.Criterion, now)
 			if err != nil {
 				return err
 			}
@@ -191,19 +209,7 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 				return err
 			}
 			res.Feedback = append(res.Feedback, fb)
-			res.Weighted = append(res.Weighted, learning.ApplyWeight(name, o.Score.Raw, w.Weight))
-		}
-		for _, r := range refs {
-			u, inv, err := e.observe(ctx, tx, r.pattern.ID, o.Project,
-				observation{success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
-			if err != nil {
-				return err
-			}
-			u.Created = r.created
-			res.Patterns = append(res.Patterns, u)
-			if inv != nil {
-				res.Inversions = append(res.Inversions, *inv)
-			}
+			res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
 		}
 		return nil
 	})
@@ -277,6 +283,7 @@ func feedbackContext(o learning.Outcome) string {
 // weight evaluates a criterion at now (by recomputation when now precedes
 // its newest event).
 func (e *Engine) weight(ctx context.Context, tx store.Tx, c learning.Criterion, now time.Time) (learning.CriterionWeight, error) {
+	now = settle(now, c.Helpful.Ref, c.Harmful.Ref)
 	if c.Helpful.Exact(now) && c.Harmful.Exact(now) {
 		return e.lc.Weight(c, now), nil
 	}

@@ -119,7 +119,7 @@ func (e *Engine) info(ctx context.Context, tx store.Tx, rec store.PatternRecord)
 	if err != nil {
 		return PatternInfo{}, err
 	}
-	v := learning.PatternView{Pattern: rec.Pattern, Maturity: ev}
+	v := learning.PatternView{Pattern: &rec.Pattern, Maturity: ev}
 	label := learning.MaturityLabel(v, rec.Maturity.ManualReason)
 	if rec.Pattern.Kind == learning.KindAntiPattern {
 		// anti-patterns have no maturity of their own: they are excluded

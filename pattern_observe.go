@@ -137,6 +137,7 @@ func maturityOf(ctx context.Context, tx store.Tx, p learning.Pattern) (learning.
 // evaluate returns the maturity of m at now: from the incremental sums, or
 // by recomputation from the events when now precedes the newest event.
 func (e *Engine) evaluate(ctx context.Context, tx store.Tx, m learning.Maturity, now time.Time) (learning.MaturityEval, error) {
+	now = settle(now, m.Helpful.Ref, m.Harmful.Ref)
 	if !m.NeedsRecompute(now) {
 		return e.lc.Maturity.Evaluate(m, now), nil
 	}
@@ -145,6 +146,25 @@ func (e *Engine) evaluate(ctx context.Context, tx store.Tx, m learning.Maturity,
 		return learning.MaturityEval{}, err
 	}
 	return e.lc.Maturity.EvaluateFromEvents(m, events, now), nil
+}
+
+// clockSkew is how far the newest event of an aggregate may be ahead of
+// the evaluation time and still count as "now": concurrent writers (other
+// transactions, other servers) read their clocks at slightly different
+// moments. Within it the aggregate is evaluated at its newest event (decay
+// over one second changes a value by less than 1e-7 of itself); beyond it,
+// it is time travel, answered exactly by recomputation from the events.
+const clockSkew = time.Second
+
+// settle moves now up to the newest of refs when it trails it by less than
+// clockSkew.
+func settle(now time.Time, refs ...time.Time) time.Time {
+	for _, r := range refs {
+		if r.After(now) && r.Sub(now) < clockSkew {
+			now = r
+		}
+	}
+	return now
 }
 
 // observation is one use of a pattern to record.

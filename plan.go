@@ -2,6 +2,7 @@ package kaizen
 
 import (
 	"context"
+	"sync"
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
@@ -9,6 +10,10 @@ import (
 
 // PlanInput asks for guidance before planning a task.
 type PlanInput = learning.GuidanceRequest
+
+// viewBuffers recycles the per-plan slice of pattern views (one entry per
+// pattern of the project), so planning creates little garbage.
+var viewBuffers = sync.Pool{New: func() any { return new([]learning.PatternView) }}
 
 // PlanGuidance returns structured guidance for planning a task: the ranked
 // patterns (base score × maturity multiplier, with the evidence), the
@@ -36,11 +41,16 @@ func (e *Engine) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guid
 	}
 	var g learning.Guidance
 	err = e.view(ctx, op, func(tx store.Tx) error {
-		recs, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{})
+		recs, err := e.cache.records(ctx, tx, project)
 		if err != nil {
 			return err
 		}
-		views := make([]learning.PatternView, 0, len(recs))
+		buf := viewBuffers.Get().(*[]learning.PatternView)
+		defer func() {
+			clear(*buf) // drop the references before pooling
+			viewBuffers.Put(buf)
+		}()
+		views := (*buf)[:0]
 		reasons := map[string]string{}
 		var antis []learning.Pattern
 		for _, r := range recs {
@@ -52,7 +62,7 @@ func (e *Engine) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guid
 			if err != nil {
 				return err
 			}
-			views = append(views, learning.PatternView{Pattern: r.Pattern, Maturity: ev})
+			views = append(views, learning.PatternView{Pattern: &r.Pattern, Maturity: ev})
 			if r.Maturity.ManualReason != "" {
 				reasons[r.Pattern.ID] = r.Maturity.ManualReason
 			}
@@ -76,6 +86,7 @@ func (e *Engine) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guid
 			}
 		}
 		g = e.lc.BuildGuidance(in, views, reasons, antis, weights, open, now)
+		*buf = views
 		return nil
 	})
 	if err != nil {

@@ -9,9 +9,11 @@ import (
 	"time"
 )
 
-// PatternView is a pattern with its maturity evaluated at an instant.
+// PatternView is a pattern with its maturity evaluated at an instant. The
+// pattern is referenced, not copied: views are built for every pattern of
+// a project on each plan, and the patterns are not modified.
 type PatternView struct {
-	Pattern  Pattern      `json:"pattern"`
+	Pattern  *Pattern     `json:"pattern"`
 	Maturity MaturityEval `json:"maturity"`
 }
 
@@ -146,6 +148,9 @@ func Wilson95(k, n int64) [2]float64 {
 // Rank scores one pattern view.
 func Rank(v PatternView, manualReason string) RankedPattern {
 	m, p := v.Maturity, v.Pattern
+	if p == nil {
+		p = &Pattern{}
+	}
 	r := RankedPattern{
 		ID: p.ID, Content: p.Content, Label: MaturityLabel(v, manualReason),
 		State: m.State, Manual: m.Manual,
@@ -214,6 +219,11 @@ type GuidanceSection struct {
 // BuildGuidance ranks the pattern views and assembles guidance. views holds
 // the non-anti patterns with their maturity; antis the anti-patterns;
 // manualReasons maps pattern id to the reason of a manual state.
+//
+// Patterns, excluded patterns and anti-patterns are each capped at the
+// request's limit (best first; anti-patterns mentioned by the task first),
+// and only those are fully materialised, so guidance stays fast with tens
+// of thousands of patterns.
 func (c Config) BuildGuidance(req GuidanceRequest, views []PatternView, manualReasons map[string]string,
 	antis []Pattern, criteria []CriterionWeight, openErrors []ErrorEntry, now time.Time) Guidance {
 	g := Guidance{Project: req.Project, Task: req.Task, TaskID: req.TaskID, At: now,
@@ -232,57 +242,142 @@ func (c Config) BuildGuidance(req GuidanceRequest, views []PatternView, manualRe
 	if req.Task != "" {
 		g.Mentioned = ExtractPatterns(req.Task)
 	}
-	mentioned := func(p Pattern) bool {
-		for _, e := range g.Mentioned {
-			if slices.Contains(p.Tags, e.Tag()) || ContentKey(p.Content) == ContentKey(e.Label) || ContentKey(p.Content) == ContentKey(e.LabelZH) {
-				return true
-			}
-		}
-		return false
+	mentioned := newMentionMatcher(g.Mentioned)
+
+	type candidate struct {
+		i               int
+		final, evidence float64
 	}
-	for _, v := range views {
-		if v.Pattern.Kind == KindAntiPattern {
-			continue
+	order := func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(b.final, a.final), cmp.Compare(b.evidence, a.evidence),
+			strings.Compare(views[a.i].Pattern.Content, views[b.i].Pattern.Content))
+	}
+	ranked, excluded := newTopK(limit, order), newTopK(limit, order)
+	for i, v := range views {
+		if v.Pattern.Kind == KindAntiPattern || v.Pattern.AntiPatternID != "" {
+			continue // inverted patterns are shown through their anti-pattern
 		}
-		r := Rank(v, manualReasons[v.Pattern.ID])
-		r.Mentioned = mentioned(v.Pattern)
-		switch {
-		case v.Pattern.AntiPatternID != "":
-			continue // shown through its anti-pattern
-		case r.Multiplier == 0:
-			g.Excluded = append(g.Excluded, r)
-			if r.Mentioned {
-				g.Warnings = append(g.Warnings, fmt.Sprintf("Your plan uses %q, which is deprecated %s.", v.Pattern.Content, r.Label))
+		m := v.Maturity
+		cand := candidate{i: i, final: float64(BaseScore(m.DecayedHelpful, m.DecayedHarmful) * m.Multiplier),
+			evidence: m.DecayedHelpful + m.DecayedHarmful}
+		if m.Multiplier == 0 {
+			excluded.add(cand)
+			if mentioned.match(v.Pattern) {
+				label := MaturityLabel(v, manualReasons[v.Pattern.ID])
+				g.Warnings = append(g.Warnings, fmt.Sprintf("Your plan uses %q, which is deprecated %s.", v.Pattern.Content, label))
 			}
 			continue
 		}
+		ranked.add(cand)
+	}
+	for _, cand := range ranked.best {
+		r := Rank(views[cand.i], manualReasons[views[cand.i].Pattern.ID])
+		r.Mentioned = mentioned.match(views[cand.i].Pattern)
 		g.Patterns = append(g.Patterns, r)
 	}
-	slices.SortStableFunc(g.Patterns, func(a, b RankedPattern) int {
-		return cmp.Or(cmp.Compare(b.FinalScore, a.FinalScore),
-			cmp.Compare(b.DecayedHelpful+b.DecayedHarmful, a.DecayedHelpful+a.DecayedHarmful),
+	for _, cand := range excluded.best {
+		r := Rank(views[cand.i], manualReasons[views[cand.i].Pattern.ID])
+		r.Mentioned = mentioned.match(views[cand.i].Pattern)
+		g.Excluded = append(g.Excluded, r)
+	}
+
+	var sources map[string]*Pattern // only needed to match anti-patterns by their source
+	if mentioned.any() && len(antis) > 0 {
+		sources = map[string]*Pattern{}
+		for _, v := range views {
+			if v.Pattern.AntiPatternID != "" {
+				sources[v.Pattern.ID] = v.Pattern
+			}
+		}
+	}
+	top := newTopK(limit, func(a, b AntiPatternView) int {
+		return cmp.Or(-cmp.Compare(b2i(a.Mentioned), b2i(b.Mentioned)), cmp.Compare(b.FailureCount, a.FailureCount),
 			strings.Compare(a.Content, b.Content))
 	})
-	if len(g.Patterns) > limit {
-		g.Patterns = g.Patterns[:limit]
-	}
-	for _, a := range antis {
+	for i := range antis {
+		a := &antis[i]
 		av := AntiPatternView{ID: a.ID, Content: a.Content, Reason: a.Reason, SourceID: a.SourceID,
-			SuccessCount: a.SuccessCount, FailureCount: a.FailureCount, Mentioned: mentioned(a)}
-		if !av.Mentioned {
-			for _, v := range views {
-				if v.Pattern.ID == a.SourceID && mentioned(v.Pattern) {
-					av.Mentioned = true
-				}
-			}
+			SuccessCount: a.SuccessCount, FailureCount: a.FailureCount, Mentioned: mentioned.match(a)}
+		if src, ok := sources[a.SourceID]; ok && !av.Mentioned {
+			av.Mentioned = mentioned.match(src)
 		}
 		if av.Mentioned {
 			g.Warnings = append(g.Warnings, fmt.Sprintf("Your plan uses an anti-pattern: %s", oneLine(a.Content)))
 		}
-		g.AntiPatterns = append(g.AntiPatterns, av)
+		top.add(av)
 	}
+	g.AntiPatterns = append(g.AntiPatterns, top.best...)
 	g.ErrorContext = ErrorContext(openErrors, false)
 	return g
+}
+
+// topK keeps the k best elements added so far, in order, without storing
+// the others: a bounded insertion, O(k) memory and O(n) time in practice
+// (guidance limits are tens).
+type topK[T any] struct {
+	k     int
+	order func(a, b T) int
+	best  []T
+}
+
+func newTopK[T any](k int, order func(a, b T) int) *topK[T] {
+	return &topK[T]{k: k, order: order}
+}
+
+func (t *topK[T]) add(x T) {
+	if len(t.best) == t.k && t.order(x, t.best[t.k-1]) >= 0 {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(t.best, x, t.order)
+	t.best = slices.Insert(t.best, i, x)
+	if len(t.best) > t.k {
+		t.best = t.best[:t.k]
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mentionMatcher recognises the patterns of the strategies a task
+// mentions: by their strategy tag (every pattern created from a strategy
+// carries it), or, for an untagged pattern, by its content equal to a
+// label up to case and a trailing period.
+type mentionMatcher struct {
+	tags   map[string]bool
+	labels []string
+}
+
+func newMentionMatcher(ex []Extracted) mentionMatcher {
+	m := mentionMatcher{tags: map[string]bool{}}
+	for _, e := range ex {
+		m.tags[e.Tag()] = true
+		m.labels = append(m.labels, e.Label, e.LabelZH)
+	}
+	return m
+}
+
+func (m mentionMatcher) any() bool { return len(m.tags) > 0 }
+
+func (m mentionMatcher) match(p *Pattern) bool {
+	if !m.any() {
+		return false
+	}
+	for _, t := range p.Tags {
+		if m.tags[t] {
+			return true
+		}
+	}
+	content := strings.TrimRight(strings.TrimSpace(p.Content), ".。")
+	for _, l := range m.labels {
+		if len(content) == len(l) && strings.EqualFold(content, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // Markdown renders guidance for a planning prompt. The framing presents it

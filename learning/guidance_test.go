@@ -9,7 +9,7 @@ import (
 
 func view(id, content string, successes, failures int, events ...fb) learning.PatternView {
 	p := observed(learning.Pattern{ID: id, Content: content, Kind: learning.KindPattern}, successes, failures)
-	return learning.PatternView{Pattern: p, Maturity: learning.DefaultConfig().Maturity.Evaluate(maturityOf(events...), epoch)}
+	return learning.PatternView{Pattern: &p, Maturity: learning.DefaultConfig().Maturity.Evaluate(maturityOf(events...), epoch)}
 }
 
 func TestMaturityLabels(t *testing.T) {
@@ -47,7 +47,7 @@ func TestBuildGuidanceRanksAndWarns(t *testing.T) {
 	deprecated := view("pattern-d", "Maximize parallelization", 1, 2, h, h, x)
 	inverted := view("pattern-e", "Split by file type", 2, 5, h, h, x, x, x, x, x)
 	inverted.Pattern.AntiPatternID = "anti-pattern-e"
-	anti := cfg.Invert(inverted.Pattern, nil, epoch).Inverted
+	anti := cfg.Invert(*inverted.Pattern, nil, epoch).Inverted
 	g := cfg.BuildGuidance(learning.GuidanceRequest{Project: "p", Task: "We will split by file type and maximize parallelization"},
 		[]learning.PatternView{candidate, deprecated, established, proven, inverted}, nil, []learning.Pattern{anti}, nil, nil, epoch)
 	var order []string

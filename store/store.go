@@ -120,9 +120,20 @@ type PatternStorage interface {
 	// across kinds.
 	FindPatternsByContent(ctx context.Context, project, content string) ([]learning.Pattern, error)
 	// PatternsWithMaturity lists patterns (as ListPatterns) each with its
-	// maturity record; a pattern without one gets a zero record carrying
-	// its project, id and generation.
+	// maturity record and version; a pattern without a maturity record
+	// gets a zero record carrying its project, id and generation.
 	PatternsWithMaturity(ctx context.Context, project string, f PatternFilter) ([]PatternRecord, error)
+	// PatternVersion returns the version of the project's pattern state
+	// (zero for a project without patterns). Every committed transaction
+	// that inserted, updated or deleted a pattern, or put or deleted a
+	// maturity record, increments it (Updates that a backend commits in
+	// one database transaction share one increment), and every pattern it
+	// touched carries the new version (PatternRecord.Version); a deletion
+	// also sets ResetVersion. Together they let a reader keep the
+	// project's patterns in memory and refresh only what changed: read the
+	// version and the patterns changed after the cached version in one
+	// snapshot, or reload everything when ResetVersion is newer than it.
+	PatternVersion(ctx context.Context, project string) (PatternVersion, error)
 	EachPattern(ctx context.Context, project string, fn func(learning.Pattern) error) error
 }
 
@@ -133,14 +144,29 @@ type PatternFilter struct {
 	Tag string
 	// Search matches a case-insensitive substring of the content.
 	Search string
-	Limit  int
-	Offset int
+	// ChangedAfter keeps the patterns whose version is greater (used by
+	// PatternsWithMaturity for incremental refreshes).
+	ChangedAfter int64
+	Limit        int
+	Offset       int
 }
 
-// PatternRecord is a pattern with its maturity record.
+// PatternRecord is a pattern with its maturity record and the version of
+// the project's pattern state at which it last changed.
 type PatternRecord struct {
 	Pattern  learning.Pattern
 	Maturity learning.Maturity
+	Version  int64
+}
+
+// PatternVersion is the version of a project's pattern state.
+type PatternVersion struct {
+	// Version counts the committed transactions that changed patterns or
+	// maturity records of the project.
+	Version int64
+	// ResetVersion is the Version of the last transaction that deleted a
+	// pattern: a reader holding an older state must reload it whole.
+	ResetVersion int64
 }
 
 // ObservationStorage persists pattern observations.

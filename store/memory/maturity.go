@@ -65,6 +65,7 @@ func (t *tx) PutMaturity(ctx context.Context, m learning.Maturity) error {
 		return err
 	}
 	put(t.undo, p.maturity, m.PatternID, stored(m, cloneMaturity))
+	t.touch(m.Project, m.PatternID, false)
 	return nil
 }
 
@@ -90,6 +91,7 @@ func (t *tx) DeleteMaturity(ctx context.Context, project, patternID string) erro
 		return notFound("maturity of pattern", project, patternID)
 	}
 	remove(t.undo, p.maturity, patternID)
+	t.touch(project, patternID, false)
 	return nil
 }
 

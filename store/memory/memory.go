@@ -77,6 +77,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	t.stampVersions()
 	committed = true
 	return nil
 }
@@ -137,6 +138,11 @@ type project struct {
 
 	errors       map[string]*learning.ErrorEntry
 	errorsByTask index
+
+	// version is the project's pattern version (store.PatternVersion);
+	// patternVersion the version at which each pattern last changed.
+	version, resetVersion int64
+	patternVersion        map[string]int64
 }
 
 func newProject() *project {
@@ -156,6 +162,7 @@ func newProject() *project {
 		maturityFeedbackByPattern: index{},
 		errors:                    map[string]*learning.ErrorEntry{},
 		errorsByTask:              index{},
+		patternVersion:            map[string]int64{},
 	}
 }
 
@@ -170,6 +177,44 @@ type tx struct {
 	s    *Store
 	undo *undoLog
 	done atomic.Bool
+
+	touched map[string]map[string]bool // project → patterns changed
+	resets  map[string]bool            // projects with a deleted pattern
+}
+
+// touch records a change of a pattern or its maturity record, stamped with
+// a new pattern version when the Update commits.
+func (t *tx) touch(project, id string, reset bool) {
+	if t.touched == nil {
+		t.touched, t.resets = map[string]map[string]bool{}, map[string]bool{}
+	}
+	if t.touched[project] == nil {
+		t.touched[project] = map[string]bool{}
+	}
+	t.touched[project][id] = true
+	t.resets[project] = t.resets[project] || reset
+}
+
+// stampVersions advances the pattern version of every project this Update
+// changed; it runs at commit, after which nothing is undone.
+func (t *tx) stampVersions() {
+	for name, ids := range t.touched {
+		p := t.s.projects[name]
+		if p == nil {
+			continue
+		}
+		p.version++
+		if t.resets[name] {
+			p.resetVersion = p.version
+		}
+		for id := range ids {
+			if _, ok := p.patterns[id]; ok {
+				p.patternVersion[id] = p.version
+			} else {
+				delete(p.patternVersion, id)
+			}
+		}
+	}
 }
 
 var _ store.Tx = (*tx)(nil)

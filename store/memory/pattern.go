@@ -36,6 +36,7 @@ func (t *tx) InsertPattern(ctx context.Context, pat learning.Pattern) (bool, err
 	}
 	put(t.undo, p.patterns, pat.ID, stored(pat, clonePattern))
 	p.patternsByKey.add(t.undo, learning.ContentKey(pat.Content), pat.ID)
+	t.touch(pat.Project, pat.ID, false)
 	return true, nil
 }
 
@@ -95,6 +96,7 @@ func (t *tx) UpdatePattern(ctx context.Context, pat learning.Pattern) error {
 	p.patternsByKey.remove(t.undo, learning.ContentKey(old.Content), pat.ID)
 	p.patternsByKey.add(t.undo, learning.ContentKey(pat.Content), pat.ID)
 	put(t.undo, p.patterns, pat.ID, stored(pat, clonePattern))
+	t.touch(pat.Project, pat.ID, false)
 	return nil
 }
 
@@ -114,14 +116,16 @@ func (t *tx) DeletePattern(ctx context.Context, project, id string) error {
 	}
 	p.patternsByKey.remove(t.undo, learning.ContentKey(old.Content), id)
 	remove(t.undo, p.patterns, id)
+	t.touch(project, id, true)
 	return nil
 }
 
-func patternMatches(f store.PatternFilter) func(*learning.Pattern) bool {
+func (pr *project) patternMatches(f store.PatternFilter) func(*learning.Pattern) bool {
 	return func(p *learning.Pattern) bool {
 		return (f.Kind == "" || p.Kind == f.Kind) &&
 			(f.Tag == "" || slices.Contains(p.Tags, f.Tag)) &&
-			(f.Search == "" || containsFold(p.Content, f.Search))
+			(f.Search == "" || containsFold(p.Content, f.Search)) &&
+			(f.ChangedAfter == 0 || pr.patternVersion[p.ID] > f.ChangedAfter)
 	}
 }
 
@@ -132,7 +136,7 @@ func patternsInOrder(a, b *learning.Pattern) int {
 
 // listPatterns selects, orders and pages the project's patterns.
 func (p *project) listPatterns(f store.PatternFilter) []*learning.Pattern {
-	found := sorted(selectAll(p.patterns, patternMatches(f)), patternsInOrder)
+	found := sorted(selectAll(p.patterns, p.patternMatches(f)), patternsInOrder)
 	return page(found, f.Limit, f.Offset)
 }
 
@@ -151,7 +155,7 @@ func (t *tx) CountPatterns(ctx context.Context, project string, f store.PatternF
 	if err != nil || p == nil {
 		return 0, err
 	}
-	return count(p.patterns, patternMatches(f)), nil
+	return count(p.patterns, p.patternMatches(f)), nil
 }
 
 // FindPatternsByContent implements store.PatternStorage, in ListPatterns
@@ -178,7 +182,7 @@ func (t *tx) PatternsWithMaturity(ctx context.Context, project string, f store.P
 		if stored, ok := p.maturity[pat.ID]; ok {
 			m = cloneMaturity(*stored)
 		}
-		out[i] = store.PatternRecord{Pattern: clonePattern(*pat), Maturity: m}
+		out[i] = store.PatternRecord{Pattern: clonePattern(*pat), Maturity: m, Version: p.patternVersion[pat.ID]}
 	}
 	return out, nil
 }
@@ -190,4 +194,13 @@ func (t *tx) EachPattern(ctx context.Context, project string, fn func(learning.P
 		return err
 	}
 	return each(ctx, sorted(selectAll(p.patterns, nil), patternsInOrder), clonePattern, fn)
+}
+
+// PatternVersion implements store.PatternStorage.
+func (t *tx) PatternVersion(ctx context.Context, project string) (store.PatternVersion, error) {
+	p, err := t.read(ctx, project)
+	if err != nil || p == nil {
+		return store.PatternVersion{}, err
+	}
+	return store.PatternVersion{Version: p.version, ResetVersion: p.resetVersion}, nil
 }

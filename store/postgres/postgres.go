@@ -130,12 +130,17 @@ func (s *Store) attempt(ctx context.Context, opts *sql.TxOptions, fn func(store.
 			err = fmt.Errorf("panic in transaction: %v", p)
 		}
 	}()
-	if err := fn(sqlstore.NewTx(tx, sqlstore.Postgres, nil)); err != nil {
+	wrapped := sqlstore.NewTx(tx, sqlstore.Postgres, nil)
+	if err := fn(wrapped); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	if opts != nil && opts.ReadOnly {
 		return tx.Rollback()
+	}
+	if err := wrapped.Flush(ctx); err != nil {
+		_ = tx.Rollback()
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit postgres transaction: %w", err)

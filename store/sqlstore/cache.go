@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kaizenhq/kaizen/learning"
 )
@@ -87,8 +89,21 @@ func (t *Tx) Undo(mark int) {
 	c.content = map[string][]string{}
 }
 
-// Flush writes every dirty cached row. The backend calls it before COMMIT.
+// Flush completes the transaction's writes; the backend calls it right
+// before COMMIT. It writes every dirty cached row, then advances the
+// pattern version of each project whose patterns or maturity records
+// changed and stamps the changed patterns with it. The version row is
+// taken last, after every pattern row, so concurrent writers always lock
+// in the same order and cannot deadlock on it.
 func (t *Tx) Flush(ctx context.Context) error {
+	if err := t.flushRows(ctx); err != nil {
+		return err
+	}
+	return t.bumpVersions(ctx)
+}
+
+// flushRows writes every dirty cached row.
+func (t *Tx) flushRows(ctx context.Context) error {
 	c := t.agg
 	if c == nil {
 		return nil
@@ -116,6 +131,70 @@ func (t *Tx) Flush(ctx context.Context) error {
 	return nil
 }
 
+// touch records that a pattern (or its maturity record) changed; reset
+// that a pattern of the project was deleted. A request rolled back to its
+// savepoint may leave marks behind: they only make readers refresh rows
+// that did not change, which is harmless.
+func (t *Tx) touch(project, id string, reset bool) {
+	if t.touched == nil {
+		t.touched, t.resets = map[string]map[string]bool{}, map[string]bool{}
+	}
+	if t.touched[project] == nil {
+		t.touched[project] = map[string]bool{}
+	}
+	t.touched[project][id] = true
+	if reset {
+		t.resets[project] = true
+	}
+}
+
+func (t *Tx) bumpVersions(ctx context.Context) error {
+	projects := make([]string, 0, len(t.touched))
+	for p := range t.touched {
+		projects = append(projects, p)
+	}
+	slices.Sort(projects)
+	for _, project := range projects {
+		reset := t.resets[project]
+		v, err := one(ctx, t, "pattern version", func(s scanner) (int64, error) {
+			var v int64
+			return v, s.Scan(&v)
+		}, `INSERT INTO pattern_versions (project, version, reset_version) VALUES (?, 1, ?)
+			ON CONFLICT (project) DO UPDATE SET version = pattern_versions.version + 1,
+			reset_version = CASE WHEN ? THEN pattern_versions.version + 1 ELSE pattern_versions.reset_version END
+			RETURNING version`, project, b2i(reset), reset)
+		if err != nil {
+			return err
+		}
+		ids := make([]string, 0, len(t.touched[project]))
+		for id := range t.touched[project] {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for len(ids) > 0 {
+			n := min(len(ids), 500)
+			args := []any{v, project}
+			for _, id := range ids[:n] {
+				args = append(args, id)
+			}
+			q := `UPDATE patterns SET version = ? WHERE project = ? AND id IN (?` + strings.Repeat(", ?", n-1) + `)`
+			if _, err := t.exec(ctx, q, args...); err != nil {
+				return fmt.Errorf("stamp pattern versions: %w", err)
+			}
+			ids = ids[n:]
+		}
+	}
+	t.touched, t.resets = nil, nil
+	return nil
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // lookup returns a cached row: ok reports a cache hit, present whether the
 // row exists.
 func (t *Tx) lookup(k rowKey) (v any, present, ok bool) {
@@ -141,14 +220,18 @@ func (t *Tx) stage(k rowKey, v any) {
 	t.agg.put(k, cached{present: true, dirty: true, value: v})
 }
 
-// flushFirst flushes before a query that reads the cached tables in SQL.
+// flushFirst writes staged rows before a query that reads the cached
+// tables in SQL (versions are only advanced at Flush).
 func (t *Tx) flushFirst(ctx context.Context) error {
-	if t.agg == nil {
-		return nil
-	}
-	return t.Flush(ctx)
+	return t.flushRows(ctx)
 }
 
 func (t *Tx) contentKey(project, content string) string {
 	return project + "\x00" + contentHash(content)
+}
+
+// forgetContent drops the remembered lookup of one content (a pattern with
+// that content key was inserted, changed or deleted).
+func (t *Tx) forgetContent(project, content string) {
+	delete(t.agg.content, t.contentKey(project, content))
 }

@@ -83,6 +83,7 @@ func (t *Tx) GetMaturity(ctx context.Context, project, patternID string) (learni
 
 // PutMaturity implements store.MaturityStorage.
 func (t *Tx) PutMaturity(ctx context.Context, m learning.Maturity) error {
+	t.touch(m.Project, m.PatternID, false)
 	if t.agg != nil {
 		t.stage(maturityKey(m.Project, m.PatternID), m)
 		return nil
@@ -121,6 +122,7 @@ func (t *Tx) DeleteMaturity(ctx context.Context, project, patternID string) erro
 	err := t.change(ctx, "delete maturity of "+patternID, `DELETE FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
 	if err == nil {
 		t.remember(maturityKey(project, patternID), nil, false)
+		t.touch(project, patternID, false)
 	}
 	return err
 }

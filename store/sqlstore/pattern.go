@@ -74,9 +74,12 @@ func (t *Tx) InsertPattern(ctx context.Context, p learning.Pattern) (bool, error
 		p.Project, p.ID, p.Content, string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
 		jsonList(p.Tags), jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation,
 		micros(p.CreatedAt), micros(p.UpdatedAt), learning.ContentKey(p.Content), strings.ToLower(p.Content), contentHash(p.Content))
+	if ok {
+		t.touch(p.Project, p.ID, false)
+	}
 	if ok && t.agg != nil {
 		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
-		t.agg.content = map[string][]string{}
+		t.forgetContent(p.Project, p.Content)
 	}
 	return ok, err
 }
@@ -124,7 +127,11 @@ func (t *Tx) LockPattern(ctx context.Context, project, id string) (learning.Patt
 // the request that caused it.
 func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 	if t.agg == nil {
-		return t.writePattern(ctx, p)
+		err := t.writePattern(ctx, p)
+		if err == nil {
+			t.touch(p.Project, p.ID, false)
+		}
+		return err
 	}
 	old, err := t.GetPattern(ctx, p.Project, p.ID)
 	if err != nil {
@@ -135,10 +142,13 @@ func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 			return err
 		}
 		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
-		t.agg.content = map[string][]string{}
+		t.forgetContent(p.Project, old.Content)
+		t.forgetContent(p.Project, p.Content)
+		t.touch(p.Project, p.ID, false)
 		return nil
 	}
 	t.stage(patternKey(p.Project, p.ID), clonePattern(p))
+	t.touch(p.Project, p.ID, false)
 	return nil
 }
 
@@ -153,10 +163,21 @@ func (t *Tx) writePattern(ctx context.Context, p learning.Pattern) error {
 
 // DeletePattern implements store.PatternStorage.
 func (t *Tx) DeletePattern(ctx context.Context, project, id string) error {
+	var content string
+	if t.agg != nil {
+		old, err := t.GetPattern(ctx, project, id)
+		if err != nil {
+			return fmt.Errorf("delete pattern %s: %w", id, err)
+		}
+		content = old.Content
+	}
 	err := t.change(ctx, "delete pattern "+id, `DELETE FROM patterns WHERE project = ? AND id = ?`, project, id)
+	if err == nil {
+		t.touch(project, id, true)
+	}
 	if err == nil && t.agg != nil {
 		t.remember(patternKey(project, id), nil, false)
-		t.agg.content = map[string][]string{}
+		t.forgetContent(project, content)
 	}
 	return err
 }
@@ -175,6 +196,10 @@ func (t *Tx) patternWhere(alias, project string, f store.PatternFilter) (string,
 	if f.Search != "" {
 		q += ` AND ` + col("search_key") + ` LIKE ? ESCAPE '\'`
 		args = append(args, likePattern(strings.ToLower(f.Search)))
+	}
+	if f.ChangedAfter > 0 {
+		q += ` AND ` + col("version") + ` > ?`
+		args = append(args, f.ChangedAfter)
 	}
 	return q, args
 }
@@ -251,21 +276,22 @@ func (t *Tx) PatternsWithMaturity(ctx context.Context, project string, f store.P
 		return nil, err
 	}
 	where, args := t.patternWhere("p.", project, f)
-	q, args := page(`SELECT `+prefixed("p", patternCols)+`, m.pattern_id, `+prefixed("m", maturityValueCols)+`
+	q, args := page(`SELECT `+prefixed("p", patternCols)+`, p.version, m.pattern_id, `+prefixed("m", maturityValueCols)+`
 		FROM patterns p LEFT JOIN maturity m ON m.project = p.project AND m.pattern_id = p.id`+where+
 		` ORDER BY p.created_at, p.id`, args, f.Limit, f.Offset)
 	return many(ctx, t, "patterns", func(s scanner) (store.PatternRecord, error) {
 		var ps patternScan
 		var mid sql.NullString
 		var ms maturityScan
-		if err := s.Scan(append(append(ps.dest(), &mid), ms.nullableDest()...)...); err != nil {
+		var version int64
+		if err := s.Scan(append(append(ps.dest(), &version, &mid), ms.nullableDest()...)...); err != nil {
 			return store.PatternRecord{}, err
 		}
 		p, err := ps.finish()
 		if err != nil {
 			return store.PatternRecord{}, err
 		}
-		rec := store.PatternRecord{Pattern: p,
+		rec := store.PatternRecord{Pattern: p, Version: version,
 			Maturity: learning.Maturity{Project: p.Project, PatternID: p.ID, Generation: p.Generation}}
 		if mid.Valid {
 			if rec.Maturity, err = ms.finishNullable(p.Project, p.ID); err != nil {
@@ -283,4 +309,16 @@ func (t *Tx) EachPattern(ctx context.Context, project string, fn func(learning.P
 	}
 	return each(ctx, t, "patterns", scanPattern, fn,
 		`SELECT `+patternCols+` FROM patterns WHERE project = ? ORDER BY created_at, id`, project)
+}
+
+// PatternVersion implements store.PatternStorage.
+func (t *Tx) PatternVersion(ctx context.Context, project string) (store.PatternVersion, error) {
+	v, err := one(ctx, t, "pattern version", func(s scanner) (store.PatternVersion, error) {
+		var v store.PatternVersion
+		return v, s.Scan(&v.Version, &v.ResetVersion)
+	}, `SELECT version, reset_version FROM pattern_versions WHERE project = ?`, project)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.PatternVersion{}, nil
+	}
+	return v, err
 }

@@ -127,6 +127,9 @@ type Tx struct {
 	cache *Statements
 	stmts map[string]*sql.Stmt
 	agg   *aggregateCache
+
+	touched map[string]map[string]bool // project → pattern ids changed
+	resets  map[string]bool            // projects with a deleted pattern
 }
 
 var _ store.Tx = (*Tx)(nil)

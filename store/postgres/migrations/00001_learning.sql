@@ -74,6 +74,7 @@ CREATE TABLE patterns (
     source_id       TEXT COLLATE "C" NOT NULL,
     anti_pattern_id TEXT COLLATE "C" NOT NULL,
     generation      BIGINT NOT NULL,
+    version         BIGINT NOT NULL DEFAULT 0,
     created_at      BIGINT,
     updated_at      BIGINT,
     PRIMARY KEY (project, id)
@@ -82,6 +83,14 @@ CREATE TABLE patterns (
 CREATE UNIQUE INDEX patterns_content ON patterns (project, content_hash) WHERE kind = 'pattern';
 CREATE INDEX patterns_content_hash ON patterns (project, content_hash);
 CREATE INDEX patterns_created ON patterns (project, created_at, id);
+CREATE INDEX patterns_version ON patterns (project, version);
+
+-- One row per project: the version of its pattern state (see store.PatternVersion).
+CREATE TABLE pattern_versions (
+    project       TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+    version       BIGINT  NOT NULL,
+    reset_version BIGINT NOT NULL
+);
 
 CREATE TABLE observations (
     project    TEXT COLLATE "C" NOT NULL,
@@ -153,6 +162,7 @@ CREATE TABLE meta (
 );
 
 -- +goose Down
+DROP TABLE pattern_versions;
 DROP TABLE meta;
 DROP TABLE errors;
 DROP TABLE maturity_feedback;

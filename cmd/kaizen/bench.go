@@ -1,0 +1,199 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/bench"
+	"github.com/kaizenhq/kaizen/store/sqlite"
+)
+
+func init() { register(benchCommand) }
+
+// benchReport is what `kaizen bench` measured.
+type benchReport struct {
+	Database string              `json:"database"`
+	Record   *bench.RecordResult `json:"record,omitempty"`
+	Guidance *guidanceReport     `json:"guidance,omitempty"`
+	Decay    *decayReport        `json:"decay,omitempty"`
+	RSSMiB   float64             `json:"rss_mib,omitempty"`
+	PeakMiB  float64             `json:"peak_rss_mib,omitempty"`
+}
+
+type guidanceReport struct {
+	Patterns   int             `json:"patterns"`
+	Events     int             `json:"events"`
+	PopulateS  float64         `json:"populate_seconds"`
+	Cold       time.Duration   `json:"cold"`
+	Warm       bench.Latencies `json:"warm"`
+	RSSMiB     float64         `json:"rss_mib,omitempty"`
+	PeakRSSMiB float64         `json:"peak_rss_mib,omitempty"`
+}
+
+type decayReport struct {
+	Events      int           `json:"events"`
+	Incremental time.Duration `json:"incremental"`
+	Recompute   time.Duration `json:"recompute"`
+	MaxRelDiff  float64       `json:"max_relative_difference"`
+}
+
+func benchCommand(a *app) *cobra.Command {
+	var (
+		callers                 int
+		duration                time.Duration
+		patterns, events, calls int
+		decayEvents             int
+		only                    string
+		keep                    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure outcome throughput, plan guidance latency and decay cost",
+		Long: `Run kaizen's performance scenarios on a throwaway database (or --db) and
+print the results:
+
+  record    concurrent callers record durable outcomes (4 criteria, 2 patterns each)
+            for --duration: outcomes per second and per-call latency percentiles
+  guidance  a store populated with --patterns patterns and --events feedback events:
+            plan guidance latency, cold (first call) and warm percentiles, and memory
+  decay     one pattern with --decay-events events: the O(1) decayed sum against
+            recomputation, and their largest difference
+
+The default database is a new SQLite file in a temporary directory, removed
+afterwards (--keep keeps it). Results are approximate on a shared machine;
+docs/BENCHMARKS.md lists published runs.`,
+		Example: `  kaizen bench
+  kaizen bench --only guidance --patterns 10000 --events 1000000
+  kaizen bench --only record --callers 16 --duration 30s --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			dir, err := os.MkdirTemp("", "kaizen-bench-")
+			if err != nil {
+				return err
+			}
+			if !keep {
+				defer os.RemoveAll(dir)
+			}
+			cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			cfg.Home = dir
+			if a.db == "" {
+				cfg.DB = filepath.Join(dir, "bench.db")
+			}
+			now := time.Now().UTC().Truncate(time.Microsecond)
+			rep := benchReport{Database: cfg.DB}
+			if a.db != "" {
+				rep.Database = "(--db)"
+			}
+			progress := func(format string, args ...any) {
+				if !a.json {
+					fmt.Fprintf(a.stderr, format+"\n", args...)
+				}
+			}
+			want := func(s string) bool { return only == "" || only == s }
+			switch only {
+			case "", "record", "guidance", "decay":
+			default:
+				return usageError{fmt.Errorf("--only %q: want record, guidance or decay", only)}
+			}
+			if want("decay") {
+				inc, rec, diff := bench.Decay(decayEvents, now)
+				rep.Decay = &decayReport{Events: decayEvents, Incremental: inc, Recompute: rec, MaxRelDiff: diff}
+			}
+			if want("record") {
+				progress("record: %d callers for %s…", callers, duration)
+				e, err := kaizen.Open(ctx, cfg)
+				if err != nil {
+					return err
+				}
+				res, err := bench.Record(ctx, e, "bench-record", callers, duration)
+				if st, ok := e.Store().(*sqlite.Store); ok {
+					if ws := st.Stats(); ws.Batches > 0 {
+						res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
+					}
+				}
+				e.Close()
+				if err != nil {
+					return err
+				}
+				rep.Record = &res
+			}
+			if want("guidance") {
+				g := &guidanceReport{Patterns: patterns, Events: events}
+				gcfg := cfg
+				gcfg.Now = func() time.Time { return now }
+				e, err := kaizen.Open(ctx, gcfg)
+				if err != nil {
+					return err
+				}
+				defer e.Close()
+				progress("guidance: populating %d patterns and %d feedback events…", patterns, events)
+				t0 := time.Now()
+				last := time.Now()
+				err = bench.Populate(ctx, e.Store(), cfg.Learning, bench.PopulateSpec{Project: "bench-guidance",
+					Patterns: patterns, Events: events, Now: now, Seed: 1}, func(done, total int) {
+					if time.Since(last) > 5*time.Second {
+						progress("  %d/%d records", done, total)
+						last = time.Now()
+					}
+				})
+				if err != nil {
+					return err
+				}
+				g.PopulateS = time.Since(t0).Seconds()
+				t0 = time.Now()
+				if _, err := e.PlanGuidance(ctx, kaizen.PlanInput{Project: "bench-guidance", Task: "split by feature"}); err != nil {
+					return err
+				}
+				g.Cold = time.Since(t0)
+				if g.Warm, err = bench.Guidance(ctx, e, "bench-guidance", calls); err != nil {
+					return err
+				}
+				g.RSSMiB, g.PeakRSSMiB, _ = bench.Memory()
+				rep.Guidance = g
+			}
+			rep.RSSMiB, rep.PeakMiB, _ = bench.Memory()
+			return a.print(rep, func(w io.Writer) error { return printBench(w, rep) })
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&callers, "callers", 16, "concurrent callers recording outcomes")
+	f.DurationVar(&duration, "duration", 10*time.Second, "how long to record outcomes")
+	f.IntVar(&patterns, "patterns", 10_000, "patterns in the guidance store")
+	f.IntVar(&events, "events", 1_000_000, "feedback events in the guidance store")
+	f.IntVar(&calls, "calls", 1000, "plan guidance calls to time")
+	f.IntVar(&decayEvents, "decay-events", 10_000, "events of the decay comparison")
+	f.StringVar(&only, "only", "", "run one scenario: record, guidance or decay")
+	f.BoolVar(&keep, "keep", false, "keep the temporary database")
+	return cmd
+}
+
+func printBench(w io.Writer, r benchReport) error {
+	fmt.Fprintf(w, "database: %s\n", r.Database)
+	if d := r.Decay; d != nil {
+		fmt.Fprintf(w, "\ndecay (%d events): O(1) sum %s per query, recomputation %s (×%.0f); max relative difference %.1e\n",
+			d.Events, d.Incremental, d.Recompute, float64(d.Recompute)/float64(max(d.Incremental, 1)), d.MaxRelDiff)
+	}
+	if x := r.Record; x != nil {
+		fmt.Fprintf(w, "\nrecord: %d outcomes in %.1fs by %d callers = %.0f outcomes/s (%d errors)\n  latency %s\n  %s\n",
+			x.Outcomes, x.Seconds, x.Callers, x.PerSecond, x.Errors, x.Latency, x.Durability)
+		if x.PerCommit > 0 {
+			fmt.Fprintf(w, "  %.1f outcomes per commit (group commit)\n", x.PerCommit)
+		}
+	}
+	if g := r.Guidance; g != nil {
+		fmt.Fprintf(w, "\nguidance: %d patterns, %d feedback events (populated in %.0fs)\n  cold (first call, loads the cache) %s\n  warm %s\n  rss %.0f MiB (peak %.0f MiB)\n",
+			g.Patterns, g.Events, g.PopulateS, g.Cold.Round(time.Millisecond), g.Warm, g.RSSMiB, g.PeakRSSMiB)
+	}
+	_, err := fmt.Fprintf(w, "\nprocess rss %.0f MiB (peak %.0f MiB)\n", r.RSSMiB, r.PeakMiB)
+	return err
+}
