@@ -22,15 +22,15 @@ const ExportFormat = "kaizen-export"
 const exportVersion = 1
 
 // Record types of the export, in the order they are written (dependencies
-// first). Criterion aggregates are derived and rebuilt on import.
+// first). Derived data is not exported: criterion feedback events are the
+// outcomes' (learning.FeedbackEvents), and every aggregate (pattern counts,
+// maturity sums, criteria) is rebuilt from the events on import.
 const (
 	recHeader           = "header"
 	recPattern          = "pattern"
 	recMaturity         = "maturity"
-	recObservation      = "observation"
 	recMaturityFeedback = "maturity_feedback"
 	recOutcome          = "outcome"
-	recFeedback         = "feedback"
 	recError            = "error"
 )
 
@@ -133,10 +133,8 @@ func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*
 				}
 			}
 			steps := []error{
-				tx.EachObservation(ctx, p, func(x learning.Observation) error { return write(recObservation, x) }),
 				tx.EachMaturityFeedback(ctx, p, func(x learning.MaturityFeedback) error { return write(recMaturityFeedback, x) }),
 				tx.EachOutcome(ctx, p, func(x learning.Outcome) error { return write(recOutcome, x) }),
-				tx.EachFeedback(ctx, p, func(x learning.FeedbackEvent) error { return write(recFeedback, x) }),
 				tx.EachError(ctx, p, func(x learning.ErrorEntry) error { return write(recError, x) }),
 			}
 			if err := errors.Join(steps...); err != nil {
@@ -363,28 +361,6 @@ func (st *importState) line(ctx context.Context, line []byte) error {
 		}
 		st.count(recMaturity, true)
 		return tx.PutMaturity(ctx, m)
-	case recObservation:
-		o, err := decodeRecord[learning.Observation](l.Record)
-		if err != nil {
-			return err
-		}
-		if o.Project, err = st.project(o.Project); err != nil {
-			return err
-		}
-		if err := validID("import", "id", o.ID); err != nil {
-			return err
-		}
-		orig := o.PatternID
-		if o.PatternID, err = st.patternID(o.Project, orig); err != nil {
-			return err
-		}
-		var ok bool
-		if o.Generation, ok = st.generation(o.Project, orig, o.Generation); !ok {
-			o.Generation = -1 // kept for history, never counted
-		}
-		ins, err := tx.InsertObservation(ctx, o)
-		st.count(recObservation, ins)
-		return err
 	case recMaturityFeedback:
 		f, err := decodeRecord[learning.MaturityFeedback](l.Record)
 		if err != nil {
@@ -421,6 +397,14 @@ func (st *importState) line(ctx context.Context, line []byte) error {
 		if err := validID("import", "id", o.ID); err != nil {
 			return err
 		}
+		if !o.Score.Type.Valid() || checkFloat("import", "raw_score", o.Score.Raw) != nil || o.Score.Raw < 0 || o.Score.Raw > 1 {
+			return invalid("import", "score", "invalid type %q or raw_score %v", o.Score.Type, o.Score.Raw)
+		}
+		for _, c := range o.Criteria {
+			if err := learning.ValidateName("criteria", c); err != nil {
+				return invalid("import", "criteria", "%v", err)
+			}
+		}
 		for i, id := range o.Patterns {
 			if o.Patterns[i], err = st.patternID(o.Project, id); err != nil {
 				return err
@@ -428,26 +412,6 @@ func (st *importState) line(ctx context.Context, line []byte) error {
 		}
 		ins, err := tx.InsertOutcome(ctx, o)
 		st.count(recOutcome, ins)
-		return err
-	case recFeedback:
-		f, err := decodeRecord[learning.FeedbackEvent](l.Record)
-		if err != nil {
-			return err
-		}
-		if f.Project, err = st.project(f.Project); err != nil {
-			return err
-		}
-		if err := validID("import", "id", f.ID); err != nil {
-			return err
-		}
-		if !f.Type.Valid() || checkFloat("import", "raw_value", f.RawValue) != nil || f.RawValue < 0 || f.RawValue > 1 {
-			return invalid("import", "feedback", "invalid type %q or raw_value %v", f.Type, f.RawValue)
-		}
-		if err := learning.ValidateName("criterion", f.Criterion); err != nil {
-			return invalid("import", "criterion", "%v", err)
-		}
-		ins, err := tx.InsertFeedback(ctx, f)
-		st.count(recFeedback, ins)
 		return err
 	case recError:
 		x, err := decodeRecord[learning.ErrorEntry](l.Record)

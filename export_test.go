@@ -55,7 +55,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if exp.Records["outcome"] != 7 || exp.Records["feedback"] != 28 || exp.Records["pattern"] != 4 || exp.Records["error"] != 1 {
+		if exp.Records["outcome"] != 7 || exp.Records["maturity_feedback"] != 14 || exp.Records["pattern"] != 4 || exp.Records["error"] != 1 ||
+			exp.Records["feedback"] != 0 || exp.Records["observation"] != 0 {
 			t.Fatalf("export counts %v", exp.Records)
 		}
 		for i, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
@@ -142,7 +143,8 @@ func TestImportRejectsBadFilesAtomically(t *testing.T) {
 		"truncated line": good + `{"type":"outcome","record":{"id":`,
 		"unknown type":   good + `{"type":"gizmo","record":{}}`,
 		"unknown field":  good + `{"type":"error","record":{"id":"e","project":"alpha","bead_id":"x","error_type":"timeout","message":"m","timestamp":"2025-01-01T00:00:00Z","resolved":false,"color":"red"}}`,
-		"dangling ref":   lines[0] + "\n" + `{"type":"observation","record":{"id":"o1","project":"alpha","pattern_id":"pattern-x","success":true,"timestamp":"2025-01-01T00:00:00Z","generation":0}}`,
+		"dangling ref":   lines[0] + "\n" + `{"type":"maturity_feedback","record":{"id":"m1","project":"alpha","pattern_id":"pattern-x","success":true,"type":"helpful","weight":1,"timestamp":"2025-01-01T00:00:00Z","generation":0}}`,
+		"bad score":      good + `{"type":"outcome","record":{"id":"o9","project":"alpha","bead_id":"x","score":{"raw_score":7,"type":"helpful"}}}`,
 	}
 	for name, in := range cases {
 		_, err := b.e.Import(ctx, strings.NewReader(in), kaizen.ImportOptions{Project: "delta"})

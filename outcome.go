@@ -129,13 +129,14 @@ func (e *Engine) validateOutcome(in OutcomeInput, now time.Time) (learning.Outco
 }
 
 // RecordOutcome scores a finished task and learns from it in one
-// transaction: the outcome, one feedback event per criterion and the
-// criterion aggregates, and for every pattern used an observation, maturity
-// feedback, the maturity update and, when the failure ratio crosses the
+// transaction: the outcome with its feedback event per criterion and the
+// criterion aggregates, and for every pattern used its maturity feedback,
+// the pattern's counts and maturity and, when the failure ratio crosses the
 // threshold, the anti-pattern inversion.
 //
-// The observation of a pattern counts the task's real success; the maturity
-// feedback carries the outcome's scored type (helpful, neutral, harmful).
+// A pattern's success and failure counts follow the task's real success;
+// its maturity evidence is the outcome's scored type (helpful, neutral,
+// harmful).
 func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeResult, error) {
 	now := e.Now()
 	o, err := e.validateOutcome(in, now)
@@ -171,17 +172,11 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 			return err
 		}
 		res.Outcome = o
-		// Lock-free inserts first, then the shared rows: patterns, and last
-		// the criteria every outcome of the project updates, so that the
-		// hottest row locks (PostgreSQL) are held for the shortest time.
-		feedback := make([]learning.FeedbackEvent, len(o.Criteria))
-		for i, name := range o.Criteria {
-			feedback[i] = learning.FeedbackEvent{ID: newID("fb-"), Project: o.Project, Criterion: name, Type: o.Score.Type,
-				RawValue: o.Score.Raw, TaskID: o.TaskID, OutcomeID: o.ID, Timestamp: o.Timestamp, Context: feedbackContext(o)}
-			if _, err := tx.InsertFeedback(ctx, feedback[i]); err != nil {
-				return err
-			}
-		}
+		// The outcome row holds its criterion feedback events
+		// (learning.FeedbackEvents). Shared rows come after it: patterns,
+		// and last the criteria every outcome of the project updates, so
+		// that the hottest row locks (PostgreSQL) are held for the shortest
+		// time.
 		for _, r := range refs {
 			u, inv, err := e.observe(ctx, tx, r.pattern.ID, o.Project,
 				observation{success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
@@ -194,7 +189,7 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 				res.Inversions = append(res.Inversions, *inv)
 			}
 		}
-		for _, fb := range feedback {
+		for _, fb := range learning.FeedbackEvents(o) {
 			c, err := tx.LockCriterion(ctx, o.Project, fb.Criterion, now)
 			if err != nil {
 				return err
@@ -263,21 +258,6 @@ func (e *Engine) outcomePatterns(ctx context.Context, tx store.Tx, o learning.Ou
 		return 0
 	})
 	return refs, nil
-}
-
-// feedbackContext records the strategy and failure mode beside each event.
-func feedbackContext(o learning.Outcome) string {
-	s := ""
-	if o.Strategy != "" {
-		s = "[strategy: " + o.Strategy + "]"
-	}
-	if o.FailureMode != "" {
-		if s != "" {
-			s += " "
-		}
-		s += "[failure: " + string(o.FailureMode) + "]"
-	}
-	return s
 }
 
 // weight evaluates a criterion at now (by recomputation when now precedes

@@ -184,9 +184,10 @@ func (e *Engine) ListPatterns(ctx context.Context, q PatternQuery) (*PatternList
 // PatternDetail is everything known about one pattern.
 type PatternDetail struct {
 	PatternInfo
-	MaturityRecord     learning.Maturity      `json:"maturity_record"`
-	AntiPattern        *learning.Pattern      `json:"anti_pattern,omitempty"`
-	RecentObservations []learning.Observation `json:"recent_observations"`
+	MaturityRecord learning.Maturity `json:"maturity_record"`
+	AntiPattern    *learning.Pattern `json:"anti_pattern,omitempty"`
+	// RecentObservations are the pattern's newest uses (at most 20).
+	RecentObservations []learning.MaturityFeedback `json:"recent_observations"`
 }
 
 // GetPattern returns a pattern by id, or by content when ref is not an id.
@@ -215,7 +216,7 @@ func (e *Engine) GetPattern(ctx context.Context, project, ref string) (*PatternD
 				d.AntiPattern = &a
 			}
 		}
-		obs, err := tx.ObservationsByPattern(ctx, project, p.ID)
+		obs, err := tx.MaturityFeedback(ctx, project, p.ID)
 		if err != nil {
 			return err
 		}

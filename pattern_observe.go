@@ -175,9 +175,9 @@ type observation struct {
 	at      time.Time
 }
 
-// observe records an observation of a pattern inside tx: the observation
-// and maturity feedback rows, the pattern's counts, its maturity, and the
-// anti-pattern inversion. The pattern is locked first.
+// observe records a use of a pattern inside tx: its maturity feedback row,
+// the pattern's counts, its maturity, and the anti-pattern inversion. The
+// pattern is locked first.
 func (e *Engine) observe(ctx context.Context, tx store.Tx, id, project string, o observation, now time.Time) (PatternUpdate, *learning.Inversion, error) {
 	p, err := tx.LockPattern(ctx, project, id)
 	if err != nil {
@@ -195,17 +195,12 @@ func (e *Engine) observe(ctx context.Context, tx store.Tx, id, project string, o
 	if err != nil {
 		return PatternUpdate{}, nil, err
 	}
-	obs := learning.Observation{ID: newID("obs-"), Project: project, PatternID: p.ID, TaskID: o.taskID,
-		Success: o.success, Timestamp: o.at, Generation: p.Generation}
-	if _, err := tx.InsertObservation(ctx, obs); err != nil {
-		return PatternUpdate{}, nil, err
-	}
-	p.Observe(obs, e.lc.MaxExampleTasks)
-	mf := learning.MaturityFeedback{ID: newID("mf-"), Project: project, PatternID: p.ID, Type: o.fbType,
-		Weight: 1, TaskID: o.taskID, Timestamp: o.at, Generation: m.Generation}
+	mf := learning.MaturityFeedback{ID: newID("mf-"), Project: project, PatternID: p.ID, Success: o.success,
+		Type: o.fbType, Weight: 1, TaskID: o.taskID, Timestamp: o.at, Generation: m.Generation}
 	if _, err := tx.InsertMaturityFeedback(ctx, mf); err != nil {
 		return PatternUpdate{}, nil, err
 	}
+	p.Observe(mf, e.lc.MaxExampleTasks)
 	m.Apply(mf, e.lc.Maturity.HalfLifeDays)
 	m.UpdatedAt = now
 	after, err := e.evaluate(ctx, tx, m, now)

@@ -131,20 +131,12 @@ func (e *Engine) rebuild(ctx context.Context, tx store.Tx, project string, now t
 		m.LastValidated = time.Time{}
 		maturity[m.PatternID] = &m
 	}
-	err = tx.EachObservation(ctx, project, func(o learning.Observation) error {
-		if p := patterns[o.PatternID]; p != nil {
-			p.Observe(o, e.lc.MaxExampleTasks)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
 	err = tx.EachMaturityFeedback(ctx, project, func(f learning.MaturityFeedback) error {
 		p := patterns[f.PatternID]
 		if p == nil {
 			return nil
 		}
+		p.Observe(f, e.lc.MaxExampleTasks)
 		m := maturity[f.PatternID]
 		if m == nil {
 			m = &learning.Maturity{Project: project, PatternID: f.PatternID, Generation: p.Generation}

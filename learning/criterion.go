@@ -4,9 +4,10 @@ import (
 	"time"
 )
 
-// FeedbackEvent is one criterion judgement derived from an outcome. RawValue
-// is the outcome's undecayed raw score; decay is applied once, when weights
-// are read (the peer stores an already decayed value and decays it again).
+// FeedbackEvent is one criterion judgement of an outcome (see
+// FeedbackEvents). RawValue is the outcome's undecayed raw score; decay is
+// applied once, when weights are read (the peer stores an already decayed
+// value and decays it again).
 type FeedbackEvent struct {
 	ID        string       `json:"id"`
 	Project   string       `json:"project"`

@@ -97,3 +97,31 @@ func TestCriterionRevalidation(t *testing.T) {
 		t.Errorf("incremental %v vs recomputed %v", a.Weight, b.Weight)
 	}
 }
+
+// An outcome's feedback events are a pure projection: one per criterion,
+// carrying the outcome's type, raw score, task, time and context, with ids
+// that are stable and distinct.
+func TestFeedbackEventsProjection(t *testing.T) {
+	t.Parallel()
+	o := learning.Outcome{ID: "out-01abc", Project: "p", TaskID: "bd-1", Timestamp: epoch, Strategy: "file-based",
+		FailureMode: learning.FailureDependencyBlocked, Criteria: []string{"type_safe", "no_bugs"},
+		Score: learning.Score{Raw: 0.36, Type: learning.Harmful}}
+	events := learning.FeedbackEvents(o)
+	if len(events) != 2 {
+		t.Fatalf("%d events", len(events))
+	}
+	for i, e := range events {
+		want := learning.FeedbackEvent{ID: "fb-01abc/" + o.Criteria[i], Project: "p", Criterion: o.Criteria[i],
+			Type: learning.Harmful, RawValue: 0.36, TaskID: "bd-1", OutcomeID: "out-01abc", Timestamp: epoch,
+			Context: "[strategy: file-based] [failure: dependency_blocked]"}
+		if e != want {
+			t.Errorf("event %d = %+v, want %+v", i, e, want)
+		}
+	}
+	if again := learning.FeedbackEvents(o); again[0] != events[0] || again[1] != events[1] {
+		t.Error("the projection must be deterministic")
+	}
+	if len(learning.FeedbackEvents(learning.Outcome{ID: "out-x"})) != 0 {
+		t.Error("an outcome without criteria has no events")
+	}
+}

@@ -36,14 +36,17 @@ func (s MaturityState) Multiplier() float64 {
 	}
 }
 
-// MaturityFeedback is one piece of evidence about a pattern: the scored type
-// of an outcome that used it, or an explicit observation. Weight is 1 for
-// every event the engine records; Generation ties it to the pattern's
-// evaluation period (a reset starts a new generation).
+// MaturityFeedback is one use of a pattern: whether the task succeeded
+// (its observation, counted toward anti-pattern inversion) and the feedback
+// type of its outcome (maturity evidence; for an explicit observation,
+// helpful on success and harmful on failure). Weight is 1 for every event
+// the engine records; Generation ties it to the pattern's evaluation period
+// (a reset starts a new generation).
 type MaturityFeedback struct {
 	ID         string       `json:"id"`
 	Project    string       `json:"project"`
 	PatternID  string       `json:"pattern_id"`
+	Success    bool         `json:"success"`
 	Type       FeedbackType `json:"type"`
 	Weight     float64      `json:"weight"`
 	TaskID     string       `json:"bead_id,omitempty"`

@@ -1,6 +1,9 @@
 package learning
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Outcome is a finished task as reported by an agent (the seed's
 // swarm_record_outcome fields) together with the score it received.
@@ -31,4 +34,36 @@ type Outcome struct {
 // Signals returns the outcome's scoring signals.
 func (o Outcome) Signals() Signals {
 	return Signals{DurationMs: o.DurationMs, ErrorCount: o.ErrorCount, RetryCount: o.RetryCount, Success: o.Success}
+}
+
+// FeedbackEvents are the outcome's criterion judgements: one event per
+// criterion, all carrying the outcome's scored type and raw score at the
+// outcome's time. They are a projection of the outcome, not stored on their
+// own; ids are derived from the outcome id and the criterion.
+func FeedbackEvents(o Outcome) []FeedbackEvent {
+	out := make([]FeedbackEvent, len(o.Criteria))
+	context := FeedbackContext(o)
+	for i, c := range o.Criteria {
+		out[i] = FeedbackEvent{ID: FeedbackID(o.ID, c), Project: o.Project, Criterion: c, Type: o.Score.Type,
+			RawValue: o.Score.Raw, TaskID: o.TaskID, OutcomeID: o.ID, Timestamp: o.Timestamp, Context: context}
+	}
+	return out
+}
+
+// FeedbackID is the id of an outcome's feedback event for a criterion.
+func FeedbackID(outcomeID, criterion string) string {
+	return "fb-" + strings.TrimPrefix(outcomeID, "out-") + "/" + criterion
+}
+
+// FeedbackContext records the strategy and failure mode of an outcome
+// beside each of its feedback events.
+func FeedbackContext(o Outcome) string {
+	var parts []string
+	if o.Strategy != "" {
+		parts = append(parts, "[strategy: "+o.Strategy+"]")
+	}
+	if o.FailureMode != "" {
+		parts = append(parts, "[failure: "+string(o.FailureMode)+"]")
+	}
+	return strings.Join(parts, " ")
 }

@@ -19,8 +19,8 @@ const (
 )
 
 // Pattern is a decomposition pattern (the seed's DecompositionPattern).
-// SuccessCount and FailureCount count the observations of the current
-// generation. An inverted pattern points to its anti-pattern; an
+// SuccessCount and FailureCount count its uses (MaturityFeedback.Success)
+// of the current generation. An inverted pattern points to its anti-pattern; an
 // anti-pattern points back to its source.
 type Pattern struct {
 	ID            string      `json:"id"`
@@ -43,17 +43,6 @@ type Pattern struct {
 // Observations is the number of observations of the current generation.
 func (p Pattern) Observations() int64 { return p.SuccessCount + p.FailureCount }
 
-// Observation is one recorded use of a pattern and whether the task succeeded.
-type Observation struct {
-	ID         string    `json:"id"`
-	Project    string    `json:"project"`
-	PatternID  string    `json:"pattern_id"`
-	TaskID     string    `json:"bead_id,omitempty"`
-	Success    bool      `json:"success"`
-	Timestamp  time.Time `json:"timestamp"`
-	Generation int64     `json:"generation"`
-}
-
 // ContentKey normalises pattern content for exact lookups: case-folded,
 // inner whitespace collapsed, surrounding spaces and trailing periods removed.
 func ContentKey(content string) string {
@@ -61,9 +50,10 @@ func ContentKey(content string) string {
 	return strings.TrimRight(s, ".。")
 }
 
-// Observe folds an observation of the current generation into the pattern:
-// counts and the newest-first list of example task ids (unique, at most limit).
-func (p *Pattern) Observe(o Observation, limit int) {
+// Observe folds a use of the pattern of the current generation into it:
+// success and failure counts and the newest-first list of example task ids
+// (unique, at most limit).
+func (p *Pattern) Observe(o MaturityFeedback, limit int) {
 	if o.Generation != p.Generation {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 func observed(p learning.Pattern, successes, failures int) learning.Pattern {
 	for i := range successes + failures {
-		p.Observe(learning.Observation{Success: i < successes, TaskID: "bd-" + string(rune('a'+i))}, 10)
+		p.Observe(learning.MaturityFeedback{Success: i < successes, TaskID: "bd-" + string(rune('a'+i))}, 10)
 	}
 	return p
 }
@@ -101,7 +101,7 @@ func TestObserveKeepsNewestUniqueExamples(t *testing.T) {
 	t.Parallel()
 	p := learning.Pattern{}
 	for _, id := range []string{"a", "b", "a", "c", "d"} {
-		p.Observe(learning.Observation{Success: true, TaskID: id}, 3)
+		p.Observe(learning.MaturityFeedback{Success: true, TaskID: id}, 3)
 	}
 	if diff := cmp.Diff([]string{"d", "c", "a"}, p.ExampleTasks); diff != "" {
 		t.Errorf("examples (-want +got):\n%s", diff)
@@ -109,7 +109,7 @@ func TestObserveKeepsNewestUniqueExamples(t *testing.T) {
 	if p.SuccessCount != 5 {
 		t.Errorf("count %d", p.SuccessCount)
 	}
-	p.Observe(learning.Observation{Success: true, Generation: 7}, 3)
+	p.Observe(learning.MaturityFeedback{Success: true, Generation: 7}, 3)
 	if p.SuccessCount != 5 {
 		t.Error("observation of another generation counted")
 	}

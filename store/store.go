@@ -52,7 +52,6 @@ type Tx interface {
 	FeedbackStorage
 	CriterionStorage
 	PatternStorage
-	ObservationStorage
 	MaturityStorage
 	ErrorStorage
 	MetaStorage
@@ -77,11 +76,14 @@ type OutcomeFilter struct {
 	Offset       int
 }
 
-// FeedbackStorage is the seed's FeedbackStorage: criterion feedback events.
+// FeedbackStorage is the seed's FeedbackStorage: criterion feedback
+// events. They are the criterion judgements of stored outcomes
+// (learning.FeedbackEvents), read from the outcomes rather than stored a
+// second time: storing an outcome stores its events.
 type FeedbackStorage interface {
-	InsertFeedback(ctx context.Context, e learning.FeedbackEvent) (bool, error)
 	// FeedbackByCriterion and FeedbackByTask return events oldest first
-	// (by Timestamp, then id).
+	// (by Timestamp, then id). FeedbackByCriterion reads every outcome of
+	// the project; it serves recomputation, not hot paths.
 	FeedbackByCriterion(ctx context.Context, project, criterion string) ([]learning.FeedbackEvent, error)
 	FeedbackByTask(ctx context.Context, project, taskID string) ([]learning.FeedbackEvent, error)
 	EachFeedback(ctx context.Context, project string, fn func(learning.FeedbackEvent) error) error
@@ -169,14 +171,6 @@ type PatternVersion struct {
 	ResetVersion int64
 }
 
-// ObservationStorage persists pattern observations.
-type ObservationStorage interface {
-	InsertObservation(ctx context.Context, o learning.Observation) (bool, error)
-	// ObservationsByPattern returns observations oldest first (Timestamp, id).
-	ObservationsByPattern(ctx context.Context, project, patternID string) ([]learning.Observation, error)
-	EachObservation(ctx context.Context, project string, fn func(learning.Observation) error) error
-}
-
 // MaturityStorage is the seed's MaturityStorage. State queries (the seed's
 // getByState) depend on the evaluation instant and are answered by the
 // engine from ListMaturity.
@@ -186,6 +180,8 @@ type MaturityStorage interface {
 	PutMaturity(ctx context.Context, m learning.Maturity) error
 	ListMaturity(ctx context.Context, project string) ([]learning.Maturity, error)
 	DeleteMaturity(ctx context.Context, project, patternID string) error
+	// InsertMaturityFeedback records a use of a pattern (its observation
+	// and its maturity evidence).
 	InsertMaturityFeedback(ctx context.Context, f learning.MaturityFeedback) (bool, error)
 	// MaturityFeedback returns a pattern's feedback oldest first (Timestamp, id).
 	MaturityFeedback(ctx context.Context, project, patternID string) ([]learning.MaturityFeedback, error)

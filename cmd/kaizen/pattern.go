@@ -157,7 +157,7 @@ func printPatternDetail(w io.Writer, d *kaizen.PatternDetail) error {
 			if o.Success {
 				res = "success"
 			}
-			fmt.Fprintf(t, "  %s\t%s\t%s\n", o.Timestamp.Format(time.RFC3339), res, o.TaskID)
+			fmt.Fprintf(t, "  %s\t%s (%s)\t%s\n", o.Timestamp.Format(time.RFC3339), res, o.Type, o.TaskID)
 		}
 		return t.Flush()
 	}

@@ -68,9 +68,9 @@ func round(d time.Duration) time.Duration {
 type PopulateSpec struct {
 	Project  string
 	Patterns int // decomposition patterns (with maturity records)
-	// Events is the number of maturity feedback events and also of
-	// criterion feedback events generated (spread over the patterns and
-	// four criteria), over the last year.
+	// Events is the number of maturity feedback events (pattern uses) and
+	// also of criterion feedback events (outcomes × criteria) generated,
+	// over the last year.
 	Events int
 	Now    time.Time
 	Seed   uint64
@@ -110,16 +110,11 @@ func Populate(ctx context.Context, st store.Store, cfg learning.Config, spec Pop
 						typ = learning.Neutral
 					}
 					f := learning.MaturityFeedback{ID: fmt.Sprintf("mf-bench-%07d-%05d", i, j), Project: spec.Project,
-						PatternID: p.ID, Type: typ, Weight: 1, TaskID: fmt.Sprintf("bd-%d", rng.IntN(100_000)), Timestamp: at()}
+						PatternID: p.ID, Success: success, Type: typ, Weight: 1, TaskID: fmt.Sprintf("bd-%d", rng.IntN(100_000)), Timestamp: at()}
 					if _, err := tx.InsertMaturityFeedback(ctx, f); err != nil {
 						return err
 					}
-					o := learning.Observation{ID: fmt.Sprintf("obs-bench-%07d-%05d", i, j), Project: spec.Project,
-						PatternID: p.ID, TaskID: f.TaskID, Success: success, Timestamp: f.Timestamp}
-					if _, err := tx.InsertObservation(ctx, o); err != nil {
-						return err
-					}
-					p.Observe(o, cfg.MaxExampleTasks)
+					p.Observe(f, cfg.MaxExampleTasks)
 					m.Apply(f, cfg.Maturity.HalfLifeDays)
 				}
 				if _, err := tx.InsertPattern(ctx, p); err != nil {
@@ -139,31 +134,36 @@ func Populate(ctx context.Context, st store.Store, cfg learning.Config, spec Pop
 			progress(done, total)
 		}
 	}
-	// Criterion feedback.
+	// Criterion feedback: outcomes judged on the default criteria, one
+	// feedback event per criterion (events / criteria outcomes).
 	criteria := map[string]*learning.Criterion{}
 	for _, name := range cfg.DefaultCriteria {
 		criteria[name] = &learning.Criterion{Project: spec.Project, Name: name, CreatedAt: spec.Now, UpdatedAt: spec.Now}
 	}
-	for start := 0; start < spec.Events; start += chunk {
-		end := min(spec.Events, start+chunk)
+	outcomes := spec.Events / max(1, len(cfg.DefaultCriteria))
+	for start := 0; start < outcomes; start += chunk {
+		end := min(outcomes, start+chunk)
 		err := st.Update(ctx, func(tx store.Tx) error {
 			for i := start; i < end; i++ {
-				raw := rng.Float64()
-				name := cfg.DefaultCriteria[i%len(cfg.DefaultCriteria)]
-				e := learning.FeedbackEvent{ID: fmt.Sprintf("fb-bench-%08d", i), Project: spec.Project, Criterion: name,
-					Type: cfg.Classify(raw), RawValue: raw, TaskID: fmt.Sprintf("bd-%d", i/4), OutcomeID: fmt.Sprintf("out-bench-%08d", i/4),
-					Timestamp: at()}
-				if _, err := tx.InsertFeedback(ctx, e); err != nil {
+				dur, errs, retries := int64(rng.IntN(3_000_000)), rng.IntN(4), rng.IntN(3)
+				o := learning.Outcome{ID: fmt.Sprintf("out-bench-%08d", i), Project: spec.Project, TaskID: fmt.Sprintf("bd-%d", i),
+					DurationMs: dur, ErrorCount: errs, RetryCount: retries, Success: rng.Float64() < 0.75,
+					FilesTouched: []string{}, Timestamp: at(), Patterns: []string{}, Criteria: cfg.DefaultCriteria,
+					ErrorCountSource: "input", RecordedAt: spec.Now}
+				o.Score = cfg.ScoreOutcome(o.Signals())
+				if _, err := tx.InsertOutcome(ctx, o); err != nil {
 					return err
 				}
-				criteria[name].Apply(e, cfg.HalfLifeDays)
+				for _, e := range learning.FeedbackEvents(o) {
+					criteria[e.Criterion].Apply(e, cfg.HalfLifeDays)
+				}
 			}
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("populate feedback: %w", err)
+			return fmt.Errorf("populate outcomes: %w", err)
 		}
-		done += end - start
+		done += (end - start) * len(cfg.DefaultCriteria)
 		if progress != nil {
 			progress(done, total)
 		}

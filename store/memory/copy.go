@@ -39,11 +39,6 @@ func cloneOutcome(o learning.Outcome) learning.Outcome {
 	return o
 }
 
-func cloneFeedback(e learning.FeedbackEvent) learning.FeedbackEvent {
-	e.Timestamp = wall(e.Timestamp)
-	return e
-}
-
 func cloneCriterion(c learning.Criterion) learning.Criterion {
 	c.Helpful, c.Harmful = decayed(c.Helpful), decayed(c.Harmful)
 	c.LastValidated, c.CreatedAt, c.UpdatedAt = wall(c.LastValidated), wall(c.CreatedAt), wall(c.UpdatedAt)
@@ -54,11 +49,6 @@ func clonePattern(p learning.Pattern) learning.Pattern {
 	p.Tags, p.ExampleTasks = strs(p.Tags), strs(p.ExampleTasks)
 	p.CreatedAt, p.UpdatedAt = wall(p.CreatedAt), wall(p.UpdatedAt)
 	return p
-}
-
-func cloneObservation(o learning.Observation) learning.Observation {
-	o.Timestamp = wall(o.Timestamp)
-	return o
 }
 
 func cloneMaturity(m learning.Maturity) learning.Maturity {

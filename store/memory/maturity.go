@@ -7,43 +7,6 @@ import (
 	"github.com/kaizenhq/kaizen/learning"
 )
 
-// InsertObservation implements store.ObservationStorage.
-func (t *tx) InsertObservation(ctx context.Context, o learning.Observation) (bool, error) {
-	p, err := t.write(ctx, o.Project)
-	if err != nil {
-		return false, err
-	}
-	if _, ok := p.observations[o.ID]; ok {
-		return false, nil
-	}
-	put(t.undo, p.observations, o.ID, stored(o, cloneObservation))
-	p.observationsByPattern.add(t.undo, o.PatternID, o.ID)
-	return true, nil
-}
-
-func observationsOldestFirst(a, b *learning.Observation) int {
-	return oldestFirst(a.Timestamp, a.ID, b.Timestamp, b.ID)
-}
-
-// ObservationsByPattern implements store.ObservationStorage.
-func (t *tx) ObservationsByPattern(ctx context.Context, project, patternID string) ([]learning.Observation, error) {
-	p, err := t.read(ctx, project)
-	if err != nil || p == nil {
-		return []learning.Observation{}, err
-	}
-	found := selectIndexed(p.observationsByPattern, patternID, p.observations, nil)
-	return copies(sorted(found, observationsOldestFirst), cloneObservation), nil
-}
-
-// EachObservation implements store.ObservationStorage, oldest first.
-func (t *tx) EachObservation(ctx context.Context, project string, fn func(learning.Observation) error) error {
-	p, err := t.read(ctx, project)
-	if err != nil || p == nil {
-		return err
-	}
-	return each(ctx, sorted(selectAll(p.observations, nil), observationsOldestFirst), cloneObservation, fn)
-}
-
 // GetMaturity implements store.MaturityStorage.
 func (t *tx) GetMaturity(ctx context.Context, project, patternID string) (learning.Maturity, error) {
 	p, err := t.read(ctx, project)

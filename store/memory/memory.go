@@ -116,10 +116,6 @@ func (s *Store) Close() error {
 type project struct {
 	outcomes map[string]*learning.Outcome
 
-	feedback            map[string]*learning.FeedbackEvent
-	feedbackByCriterion index
-	feedbackByTask      index
-
 	criteria map[string]*learning.Criterion
 
 	patterns map[string]*learning.Pattern
@@ -128,9 +124,6 @@ type project struct {
 	patternByKey map[string]string
 	// patternsByKey indexes every pattern, of any kind, by content key.
 	patternsByKey index
-
-	observations          map[string]*learning.Observation
-	observationsByPattern index
 
 	maturity                  map[string]*learning.Maturity
 	maturityFeedback          map[string]*learning.MaturityFeedback
@@ -148,15 +141,10 @@ type project struct {
 func newProject() *project {
 	return &project{
 		outcomes:                  map[string]*learning.Outcome{},
-		feedback:                  map[string]*learning.FeedbackEvent{},
-		feedbackByCriterion:       index{},
-		feedbackByTask:            index{},
 		criteria:                  map[string]*learning.Criterion{},
 		patterns:                  map[string]*learning.Pattern{},
 		patternByKey:              map[string]string{},
 		patternsByKey:             index{},
-		observations:              map[string]*learning.Observation{},
-		observationsByPattern:     index{},
 		maturity:                  map[string]*learning.Maturity{},
 		maturityFeedback:          map[string]*learning.MaturityFeedback{},
 		maturityFeedbackByPattern: index{},

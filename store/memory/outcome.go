@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
@@ -76,23 +77,22 @@ func (t *tx) EachOutcome(ctx context.Context, project string, fn func(learning.O
 	return each(ctx, found, cloneOutcome, fn)
 }
 
-// InsertFeedback implements store.FeedbackStorage.
-func (t *tx) InsertFeedback(ctx context.Context, e learning.FeedbackEvent) (bool, error) {
-	p, err := t.write(ctx, e.Project)
-	if err != nil {
-		return false, err
+// feedback returns the project's criterion feedback events (projections
+// of its outcomes) that keep says to keep, oldest first.
+func (p *project) feedback(keep func(*learning.Outcome) bool, criterion string) []learning.FeedbackEvent {
+	out := []learning.FeedbackEvent{}
+	for _, o := range p.outcomes {
+		if keep != nil && !keep(o) {
+			continue
+		}
+		for _, e := range learning.FeedbackEvents(cloneOutcome(*o)) {
+			if criterion == "" || e.Criterion == criterion {
+				out = append(out, e)
+			}
+		}
 	}
-	if _, ok := p.feedback[e.ID]; ok {
-		return false, nil
-	}
-	put(t.undo, p.feedback, e.ID, stored(e, cloneFeedback))
-	p.feedbackByCriterion.add(t.undo, e.Criterion, e.ID)
-	p.feedbackByTask.add(t.undo, e.TaskID, e.ID)
-	return true, nil
-}
-
-func feedbackOldestFirst(a, b *learning.FeedbackEvent) int {
-	return oldestFirst(a.Timestamp, a.ID, b.Timestamp, b.ID)
+	slices.SortFunc(out, func(a, b learning.FeedbackEvent) int { return oldestFirst(a.Timestamp, a.ID, b.Timestamp, b.ID) })
+	return out
 }
 
 // FeedbackByCriterion implements store.FeedbackStorage.
@@ -101,8 +101,7 @@ func (t *tx) FeedbackByCriterion(ctx context.Context, project, criterion string)
 	if err != nil || p == nil {
 		return []learning.FeedbackEvent{}, err
 	}
-	found := selectIndexed(p.feedbackByCriterion, criterion, p.feedback, nil)
-	return copies(sorted(found, feedbackOldestFirst), cloneFeedback), nil
+	return p.feedback(nil, criterion), nil
 }
 
 // FeedbackByTask implements store.FeedbackStorage.
@@ -111,8 +110,7 @@ func (t *tx) FeedbackByTask(ctx context.Context, project, taskID string) ([]lear
 	if err != nil || p == nil {
 		return []learning.FeedbackEvent{}, err
 	}
-	found := selectIndexed(p.feedbackByTask, taskID, p.feedback, nil)
-	return copies(sorted(found, feedbackOldestFirst), cloneFeedback), nil
+	return p.feedback(func(o *learning.Outcome) bool { return o.TaskID == taskID }, ""), nil
 }
 
 // EachFeedback implements store.FeedbackStorage, oldest first.
@@ -121,5 +119,13 @@ func (t *tx) EachFeedback(ctx context.Context, project string, fn func(learning.
 	if err != nil || p == nil {
 		return err
 	}
-	return each(ctx, sorted(selectAll(p.feedback, nil), feedbackOldestFirst), cloneFeedback, fn)
+	for _, e := range p.feedback(nil, "") {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -32,8 +32,6 @@ func TestHotQueryPlans(t *testing.T) {
 		{`SELECT id FROM patterns WHERE project = 'p' AND id = 'x'`, "PRIMARY KEY (project=? AND id=?)"},
 		{`SELECT helpful_sum FROM maturity WHERE project = 'p' AND pattern_id = 'x'`, "PRIMARY KEY (project=? AND pattern_id=?)"},
 		{`SELECT name FROM criteria WHERE project = 'p' AND name = 'x'`, "PRIMARY KEY (project=? AND name=?)"},
-		{`SELECT id FROM feedback WHERE project = 'p' AND criterion = 'c' ORDER BY ts, id`, "feedback_criterion (project=? AND criterion=?)"},
-		{`SELECT id FROM feedback WHERE project = 'p' AND task_id = 't' ORDER BY ts, id`, "feedback_task (project=? AND task_id=?)"},
 		{`SELECT id FROM errors WHERE project = 'p' AND task_id = 't' AND resolved = FALSE ORDER BY ts, id`, "errors_task (project=? AND task_id=?)"},
 		{`SELECT id FROM maturity_feedback WHERE project = 'p' AND pattern_id = 'x' ORDER BY ts, id`, "maturity_feedback_pattern (project=? AND pattern_id=?)"},
 		{`SELECT id FROM outcomes WHERE project = 'p' AND task_id = 't'`, "outcomes_task (project=? AND task_id=?)"},

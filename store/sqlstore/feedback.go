@@ -1,42 +1,63 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
+	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/kaizenhq/kaizen/learning"
 )
 
-const feedbackCols = `project, id, criterion, type, raw_value, task_id, outcome_id, ts, context`
+// Criterion feedback events are read from the outcomes they belong to
+// (learning.FeedbackEvents): an outcome row holds everything its events do.
 
-func scanFeedback(s scanner) (learning.FeedbackEvent, error) {
-	var e learning.FeedbackEvent
-	var ts sql.NullInt64
-	err := s.Scan(&e.Project, &e.ID, &e.Criterion, &e.Type, &e.RawValue, &e.TaskID, &e.OutcomeID, &ts, &e.Context)
-	e.Timestamp = fromMicros(ts)
-	return e, err
+func feedbackOrder(a, b learning.FeedbackEvent) int {
+	return cmp.Or(a.Timestamp.Compare(b.Timestamp), strings.Compare(a.ID, b.ID))
 }
 
-// InsertFeedback implements store.FeedbackStorage.
-func (t *Tx) InsertFeedback(ctx context.Context, e learning.FeedbackEvent) (bool, error) {
-	return t.insert(ctx, "feedback", `INSERT INTO feedback (`+feedbackCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		e.Project, e.ID, e.Criterion, string(e.Type), e.RawValue, e.TaskID, e.OutcomeID, micros(e.Timestamp), e.Context)
-}
-
-// FeedbackByCriterion implements store.FeedbackStorage.
+// FeedbackByCriterion implements store.FeedbackStorage. The criteria column
+// is a JSON list; a LIKE on the criterion's JSON string narrows the scan,
+// and the exact match is made on the decoded list.
 func (t *Tx) FeedbackByCriterion(ctx context.Context, project, criterion string) ([]learning.FeedbackEvent, error) {
-	return many(ctx, t, "feedback", scanFeedback,
-		`SELECT `+feedbackCols+` FROM feedback WHERE project = ? AND criterion = ? ORDER BY ts, id`, project, criterion)
+	quoted, err := json.Marshal(criterion)
+	if err != nil {
+		return nil, err
+	}
+	out := []learning.FeedbackEvent{}
+	err = each(ctx, t, "feedback", scanOutcome, func(o learning.Outcome) error {
+		for _, e := range learning.FeedbackEvents(o) {
+			if e.Criterion == criterion {
+				out = append(out, e)
+			}
+		}
+		return nil
+	}, `SELECT `+outcomeCols+` FROM outcomes WHERE project = ? AND criteria LIKE ? ESCAPE '\'`,
+		project, likePattern(string(quoted)))
+	slices.SortFunc(out, feedbackOrder)
+	return out, err
 }
 
 // FeedbackByTask implements store.FeedbackStorage.
 func (t *Tx) FeedbackByTask(ctx context.Context, project, taskID string) ([]learning.FeedbackEvent, error) {
-	return many(ctx, t, "feedback", scanFeedback,
-		`SELECT `+feedbackCols+` FROM feedback WHERE project = ? AND task_id = ? ORDER BY ts, id`, project, taskID)
+	out := []learning.FeedbackEvent{}
+	err := each(ctx, t, "feedback", scanOutcome, func(o learning.Outcome) error {
+		out = append(out, learning.FeedbackEvents(o)...)
+		return nil
+	}, `SELECT `+outcomeCols+` FROM outcomes WHERE project = ? AND task_id = ?`, project, taskID)
+	slices.SortFunc(out, feedbackOrder)
+	return out, err
 }
 
 // EachFeedback implements store.FeedbackStorage.
 func (t *Tx) EachFeedback(ctx context.Context, project string, fn func(learning.FeedbackEvent) error) error {
-	return each(ctx, t, "feedback", scanFeedback, fn,
-		`SELECT `+feedbackCols+` FROM feedback WHERE project = ? ORDER BY ts, id`, project)
+	return t.EachOutcome(ctx, project, func(o learning.Outcome) error {
+		for _, e := range learning.FeedbackEvents(o) {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

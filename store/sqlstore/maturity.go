@@ -127,20 +127,20 @@ func (t *Tx) DeleteMaturity(ctx context.Context, project, patternID string) erro
 	return err
 }
 
-const maturityFeedbackCols = `project, id, pattern_id, type, weight, task_id, ts, generation`
+const maturityFeedbackCols = `project, id, pattern_id, success, type, weight, task_id, ts, generation`
 
 func scanMaturityFeedback(s scanner) (learning.MaturityFeedback, error) {
 	var f learning.MaturityFeedback
 	var ts sql.NullInt64
-	err := s.Scan(&f.Project, &f.ID, &f.PatternID, &f.Type, &f.Weight, &f.TaskID, &ts, &f.Generation)
+	err := s.Scan(&f.Project, &f.ID, &f.PatternID, &f.Success, &f.Type, &f.Weight, &f.TaskID, &ts, &f.Generation)
 	f.Timestamp = fromMicros(ts)
 	return f, err
 }
 
 // InsertMaturityFeedback implements store.MaturityStorage.
 func (t *Tx) InsertMaturityFeedback(ctx context.Context, f learning.MaturityFeedback) (bool, error) {
-	return t.insert(ctx, "maturity feedback", `INSERT INTO maturity_feedback (`+maturityFeedbackCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, f.Project, f.ID, f.PatternID, string(f.Type), f.Weight, f.TaskID, micros(f.Timestamp),
+	return t.insert(ctx, "maturity feedback", `INSERT INTO maturity_feedback (`+maturityFeedbackCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, f.Project, f.ID, f.PatternID, f.Success, string(f.Type), f.Weight, f.TaskID, micros(f.Timestamp),
 		f.Generation)
 }
 
@@ -154,32 +154,4 @@ func (t *Tx) MaturityFeedback(ctx context.Context, project, patternID string) ([
 func (t *Tx) EachMaturityFeedback(ctx context.Context, project string, fn func(learning.MaturityFeedback) error) error {
 	return each(ctx, t, "maturity feedback", scanMaturityFeedback, fn,
 		`SELECT `+maturityFeedbackCols+` FROM maturity_feedback WHERE project = ? ORDER BY ts, id`, project)
-}
-
-const observationCols = `project, id, pattern_id, task_id, success, ts, generation`
-
-func scanObservation(s scanner) (learning.Observation, error) {
-	var o learning.Observation
-	var ts sql.NullInt64
-	err := s.Scan(&o.Project, &o.ID, &o.PatternID, &o.TaskID, &o.Success, &ts, &o.Generation)
-	o.Timestamp = fromMicros(ts)
-	return o, err
-}
-
-// InsertObservation implements store.ObservationStorage.
-func (t *Tx) InsertObservation(ctx context.Context, o learning.Observation) (bool, error) {
-	return t.insert(ctx, "observation", `INSERT INTO observations (`+observationCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, o.Project, o.ID, o.PatternID, o.TaskID, o.Success, micros(o.Timestamp), o.Generation)
-}
-
-// ObservationsByPattern implements store.ObservationStorage.
-func (t *Tx) ObservationsByPattern(ctx context.Context, project, patternID string) ([]learning.Observation, error) {
-	return many(ctx, t, "observations", scanObservation, `SELECT `+observationCols+`
-		FROM observations WHERE project = ? AND pattern_id = ? ORDER BY ts, id`, project, patternID)
-}
-
-// EachObservation implements store.ObservationStorage.
-func (t *Tx) EachObservation(ctx context.Context, project string, fn func(learning.Observation) error) error {
-	return each(ctx, t, "observations", scanObservation, fn,
-		`SELECT `+observationCols+` FROM observations WHERE project = ? ORDER BY ts, id`, project)
 }

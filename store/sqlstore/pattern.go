@@ -122,9 +122,9 @@ func (t *Tx) LockPattern(ctx context.Context, project, id string) (learning.Patt
 }
 
 // UpdatePattern implements store.PatternStorage. With the aggregate cache,
-// an update that keeps the content is staged until Flush; one that changes
-// the content is written at once, so a uniqueness violation is reported to
-// the request that caused it.
+// an update is staged until Flush, except one that changes the content of a
+// kind="pattern" pattern (or a kind): that one is written at once, so a
+// content uniqueness violation is reported to the request that caused it.
 func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 	if t.agg == nil {
 		err := t.writePattern(ctx, p)
@@ -137,17 +137,21 @@ func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 	if err != nil {
 		return fmt.Errorf("update pattern %s: %w", p.ID, err)
 	}
-	if learning.ContentKey(old.Content) != learning.ContentKey(p.Content) || old.Kind != p.Kind {
+	contentChanged := learning.ContentKey(old.Content) != learning.ContentKey(p.Content)
+	if (contentChanged && p.Kind == learning.KindPattern) || old.Kind != p.Kind {
+		// may collide with another pattern's content: write now, so that
+		// the request that caused it gets the error
 		if err := t.writePattern(ctx, p); err != nil {
 			return err
 		}
 		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
+	} else {
+		t.stage(patternKey(p.Project, p.ID), clonePattern(p))
+	}
+	if contentChanged {
 		t.forgetContent(p.Project, old.Content)
 		t.forgetContent(p.Project, p.Content)
-		t.touch(p.Project, p.ID, false)
-		return nil
 	}
-	t.stage(patternKey(p.Project, p.ID), clonePattern(p))
 	t.touch(p.Project, p.ID, false)
 	return nil
 }

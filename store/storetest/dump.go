@@ -23,7 +23,6 @@ type projectState struct {
 	Patterns         []learning.Pattern
 	PatternCount     int64
 	Records          []store.PatternRecord
-	Observations     []learning.Observation
 	Maturity         []learning.Maturity
 	MaturityFeedback []learning.MaturityFeedback
 	Errors           []learning.ErrorEntry
@@ -74,7 +73,6 @@ func dumpTx(b *bundle, tx store.Tx, projects, metaKeys []string) (state, error) 
 		add(e1)
 		add(e2)
 		add(e3)
-		add(tx.EachObservation(ctx, p, func(o learning.Observation) error { d.Observations = append(d.Observations, o); return nil }))
 		d.Maturity, e1 = tx.ListMaturity(ctx, p)
 		add(e1)
 		add(tx.EachMaturityFeedback(ctx, p, func(f learning.MaturityFeedback) error {
@@ -90,7 +88,6 @@ func dumpTx(b *bundle, tx store.Tx, projects, metaKeys []string) (state, error) 
 		}
 		// Orders the contract leaves open are fixed here.
 		d.Feedback = orNil(sortedBy(d.Feedback, feedbackID))
-		d.Observations = orNil(sortedBy(d.Observations, observationID))
 		d.Maturity = orNil(sortedBy(d.Maturity, maturityID))
 		d.MaturityFeedback = orNil(sortedBy(d.MaturityFeedback, maturityFeedbackID))
 		d.Outcomes, d.Criteria, d.Patterns = orNil(d.Outcomes), orNil(d.Criteria), orNil(d.Patterns)
@@ -112,23 +109,22 @@ func orNil[T any](s []T) []T {
 // every project populated, and returns the state it expects to read back.
 func populate(b *bundle, project string, variant bool) projectState {
 	b.t.Helper()
-	o, f, c := fullOutcome(project, "o-1"), fullFeedback(project, "f-1"), fullCriterion(project, "c-1")
-	p, ob, m := fullPattern(project, "pat-1", "split by file"), fullObservation(project, "ob-1"), fullMaturity(project, "pat-1")
+	o, c := fullOutcome(project, "o-1"), fullCriterion(project, "c-1")
+	p, m := fullPattern(project, "pat-1", "split by file"), fullMaturity(project, "pat-1")
 	mf, e := fullMaturityFeedback(project, "mf-1"), fullError(project, "e-1")
 	e.Resolved, e.ResolvedAt = false, nil
 	if variant {
-		o.Strategy, f.Context, c.HelpfulCount = "variant", "variant", 1
-		p.SuccessCount, ob.Success, m.ManualReason = 1, false, "variant"
-		mf.Weight, e.Message = 2, "variant"
+		o.Strategy, c.HelpfulCount = "variant", 1
+		p.SuccessCount, m.ManualReason = 1, "variant"
+		mf.Weight, mf.Success, e.Message = 2, false, "variant"
 	}
-	b.seed(o, f, c, p, ob, m, mf, e)
+	b.seed(o, c, p, m, mf, e)
 	return projectState{
 		Outcomes: []learning.Outcome{o}, OutcomeCount: 1,
-		Feedback: []learning.FeedbackEvent{f},
+		Feedback: sortedBy(learning.FeedbackEvents(o), feedbackID),
 		Criteria: []learning.Criterion{c},
 		Patterns: []learning.Pattern{p}, PatternCount: 1,
 		Records:          []store.PatternRecord{{Pattern: p, Maturity: m}},
-		Observations:     []learning.Observation{ob},
 		Maturity:         []learning.Maturity{m},
 		MaturityFeedback: []learning.MaturityFeedback{mf},
 		Errors:           []learning.ErrorEntry{e}, ErrorCount: 1,

@@ -117,31 +117,6 @@ func list(s []string) []string {
 	return s
 }
 
-func fullFeedback(project, id string) learning.FeedbackEvent {
-	return learning.FeedbackEvent{
-		ID:        id,
-		Project:   project,
-		Criterion: "type_safe",
-		Type:      learning.Harmful,
-		RawValue:  0.1 + 0.2,
-		TaskID:    "task-" + id,
-		OutcomeID: "outcome-" + id,
-		Timestamp: at(3).In(zone),
-		Context:   "duration=1200ms errors=3",
-	}
-}
-
-func unicodeFeedback(id string) learning.FeedbackEvent {
-	e := fullFeedback(uniProject, id)
-	e.Criterion = "критерий ✓ " + mixed
-	e.TaskID = "задача-" + id
-	e.OutcomeID = "结果-" + id
-	e.Context = longText("context", 16<<10)
-	e.RawValue = math.SmallestNonzeroFloat64
-	e.Timestamp = past
-	return e
-}
-
 func fullCriterion(project, name string) learning.Criterion {
 	return learning.Criterion{
 		Project:       project,
@@ -198,24 +173,6 @@ func wantPattern(p learning.Pattern) learning.Pattern {
 	return p
 }
 
-func fullObservation(project, id string) learning.Observation {
-	return learning.Observation{
-		ID:         id,
-		Project:    project,
-		PatternID:  "pattern-1",
-		TaskID:     "task-" + id,
-		Success:    true,
-		Timestamp:  at(30).In(zone),
-		Generation: bigInt,
-	}
-}
-
-func unicodeObservation(id string) learning.Observation {
-	o := fullObservation(uniProject, id)
-	o.PatternID, o.TaskID, o.Timestamp = "模式-"+mixed, "задача-"+id, past
-	return o
-}
-
 func fullMaturity(project, patternID string) learning.Maturity {
 	return learning.Maturity{
 		Project:       project,
@@ -245,6 +202,7 @@ func unicodeMaturity(patternID string) learning.Maturity {
 
 func fullMaturityFeedback(project, id string) learning.MaturityFeedback {
 	return learning.MaturityFeedback{
+		Success:    true,
 		ID:         id,
 		Project:    project,
 		PatternID:  "pattern-1",

@@ -51,10 +51,6 @@ func testIsolation(t *testing.T, setup setupFunc) {
 				r, err := tx.FindPatternsByContent(b.ctx, "b", "split by file")
 				return len(r), err
 			}},
-			{"ObservationsByPattern", func(tx store.Tx) (int, error) {
-				r, err := tx.ObservationsByPattern(b.ctx, "b", a.observedPattern)
-				return len(r), err
-			}},
 			{"MaturityFeedback", func(tx store.Tx) (int, error) {
 				r, err := tx.MaturityFeedback(b.ctx, "b", a.feedbackPattern)
 				return len(r), err
@@ -117,14 +113,13 @@ func testIsolation(t *testing.T, setup setupFunc) {
 
 // populateKeys are the lookup keys of the records populate stores.
 type populatedKeys struct {
-	criterion, feedbackTask, observedPattern, feedbackPattern, errorTask, outcomeTask string
+	criterion, feedbackTask, feedbackPattern, errorTask, outcomeTask string
 }
 
 func populateKeys(project string) populatedKeys {
 	return populatedKeys{
-		criterion:       fullFeedback(project, "f-1").Criterion,
-		feedbackTask:    fullFeedback(project, "f-1").TaskID,
-		observedPattern: fullObservation(project, "ob-1").PatternID,
+		criterion:       fullOutcome(project, "o-1").Criteria[0],
+		feedbackTask:    fullOutcome(project, "o-1").TaskID,
 		feedbackPattern: fullMaturityFeedback(project, "mf-1").PatternID,
 		errorTask:       fullError(project, "e-1").TaskID,
 		outcomeTask:     fullOutcome(project, "o-1").TaskID,

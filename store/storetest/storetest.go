@@ -66,7 +66,6 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Feedback", func(t *testing.T) { testFeedback(t, setup) })
 	t.Run("Criterion", func(t *testing.T) { testCriterion(t, setup) })
 	t.Run("Pattern", func(t *testing.T) { testPattern(t, setup) })
-	t.Run("Observation", func(t *testing.T) { testObservation(t, setup) })
 	t.Run("Maturity", func(t *testing.T) { testMaturity(t, setup) })
 	t.Run("Error", func(t *testing.T) { testError(t, setup) })
 	t.Run("Meta", func(t *testing.T) { testMeta(t, setup) })
@@ -163,14 +162,10 @@ func insert(ctx context.Context, tx store.Tx, r any) error {
 	switch r := r.(type) {
 	case learning.Outcome:
 		ok, err = tx.InsertOutcome(ctx, r)
-	case learning.FeedbackEvent:
-		ok, err = tx.InsertFeedback(ctx, r)
 	case learning.Criterion:
 		ok, err = true, tx.PutCriterion(ctx, r)
 	case learning.Pattern:
 		ok, err = tx.InsertPattern(ctx, r)
-	case learning.Observation:
-		ok, err = tx.InsertObservation(ctx, r)
 	case learning.Maturity:
 		ok, err = true, tx.PutMaturity(ctx, r)
 	case learning.MaturityFeedback:

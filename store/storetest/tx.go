@@ -56,12 +56,6 @@ func writesOfEveryKind() []step {
 		{"insert outcome in a new project", func(ctx context.Context, tx store.Tx) error {
 			return inserted(tx.InsertOutcome(ctx, fullOutcome("q", "o-1")))
 		}},
-		{"insert feedback", func(ctx context.Context, tx store.Tx) error {
-			return inserted(tx.InsertFeedback(ctx, fullFeedback("p", "f-2")))
-		}},
-		{"insert observation", func(ctx context.Context, tx store.Tx) error {
-			return inserted(tx.InsertObservation(ctx, fullObservation("p", "ob-2")))
-		}},
 		{"insert maturity feedback", func(ctx context.Context, tx store.Tx) error {
 			return inserted(tx.InsertMaturityFeedback(ctx, fullMaturityFeedback("p", "mf-2")))
 		}},
@@ -110,9 +104,9 @@ func seedForWrites(b *bundle) {
 	b.t.Helper()
 	open := fullError("p", "e-1")
 	open.Resolved, open.ResolvedAt = false, nil
-	b.seed(fullOutcome("p", "o-1"), fullFeedback("p", "f-1"), fullCriterion("p", "c-1"),
+	b.seed(fullOutcome("p", "o-1"), fullCriterion("p", "c-1"),
 		fullPattern("p", "pat-1", "split by file"), fullPattern("p", "pat-2", "split by module"),
-		fullObservation("p", "ob-1"), fullMaturity("p", "pat-1"), fullMaturity("p", "pat-2"),
+		fullMaturity("p", "pat-1"), fullMaturity("p", "pat-2"),
 		fullMaturityFeedback("p", "mf-1"), open)
 	b.update(func(tx store.Tx) error { return tx.SetMeta(b.ctx, "k", "v1") })
 }

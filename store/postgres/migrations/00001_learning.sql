@@ -26,21 +26,6 @@ CREATE TABLE outcomes (
 CREATE INDEX outcomes_recorded ON outcomes (project, recorded_at, id);
 CREATE INDEX outcomes_task ON outcomes (project, task_id);
 
-CREATE TABLE feedback (
-    project    TEXT COLLATE "C" NOT NULL,
-    id         TEXT COLLATE "C" NOT NULL,
-    criterion  TEXT COLLATE "C" NOT NULL,
-    type       TEXT COLLATE "C" NOT NULL,
-    raw_value   DOUBLE PRECISION    NOT NULL,
-    task_id    TEXT COLLATE "C" NOT NULL,
-    outcome_id TEXT COLLATE "C" NOT NULL,
-    ts         BIGINT,
-    context    TEXT COLLATE "C" NOT NULL,
-    PRIMARY KEY (project, id)
-);
-CREATE INDEX feedback_criterion ON feedback (project, criterion, ts, id);
-CREATE INDEX feedback_task ON feedback (project, task_id, ts, id);
-
 CREATE TABLE criteria (
     project        TEXT COLLATE "C" NOT NULL,
     name           TEXT COLLATE "C" NOT NULL,
@@ -92,18 +77,6 @@ CREATE TABLE pattern_versions (
     reset_version BIGINT NOT NULL
 );
 
-CREATE TABLE observations (
-    project    TEXT COLLATE "C" NOT NULL,
-    id         TEXT COLLATE "C" NOT NULL,
-    pattern_id TEXT COLLATE "C" NOT NULL,
-    task_id    TEXT COLLATE "C" NOT NULL,
-    success    BOOLEAN NOT NULL,
-    ts         BIGINT,
-    generation BIGINT NOT NULL,
-    PRIMARY KEY (project, id)
-);
-CREATE INDEX observations_pattern ON observations (project, pattern_id, ts, id);
-
 CREATE TABLE maturity (
     project        TEXT COLLATE "C" NOT NULL,
     pattern_id     TEXT COLLATE "C" NOT NULL,
@@ -129,6 +102,7 @@ CREATE TABLE maturity_feedback (
     project    TEXT COLLATE "C" NOT NULL,
     id         TEXT COLLATE "C" NOT NULL,
     pattern_id TEXT COLLATE "C" NOT NULL,
+    success    BOOLEAN NOT NULL,
     type       TEXT COLLATE "C" NOT NULL,
     weight      DOUBLE PRECISION    NOT NULL,
     task_id    TEXT COLLATE "C" NOT NULL,
@@ -167,8 +141,6 @@ DROP TABLE meta;
 DROP TABLE errors;
 DROP TABLE maturity_feedback;
 DROP TABLE maturity;
-DROP TABLE observations;
 DROP TABLE patterns;
 DROP TABLE criteria;
-DROP TABLE feedback;
 DROP TABLE outcomes;

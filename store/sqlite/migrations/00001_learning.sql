@@ -26,21 +26,6 @@ CREATE TABLE outcomes (
 CREATE INDEX outcomes_recorded ON outcomes (project, recorded_at, id);
 CREATE INDEX outcomes_task ON outcomes (project, task_id);
 
-CREATE TABLE feedback (
-    project    TEXT    NOT NULL,
-    id         TEXT    NOT NULL,
-    criterion  TEXT    NOT NULL,
-    type       TEXT    NOT NULL,
-    raw_value  REAL    NOT NULL,
-    task_id    TEXT    NOT NULL,
-    outcome_id TEXT    NOT NULL,
-    ts         INTEGER,
-    context    TEXT    NOT NULL,
-    PRIMARY KEY (project, id)
-) WITHOUT ROWID;
-CREATE INDEX feedback_criterion ON feedback (project, criterion, ts, id);
-CREATE INDEX feedback_task ON feedback (project, task_id, ts, id);
-
 CREATE TABLE criteria (
     project        TEXT    NOT NULL,
     name           TEXT    NOT NULL,
@@ -92,18 +77,6 @@ CREATE TABLE pattern_versions (
     reset_version INTEGER NOT NULL
 ) WITHOUT ROWID;
 
-CREATE TABLE observations (
-    project    TEXT    NOT NULL,
-    id         TEXT    NOT NULL,
-    pattern_id TEXT    NOT NULL,
-    task_id    TEXT    NOT NULL,
-    success    INTEGER NOT NULL CHECK (success IN (0, 1)),
-    ts         INTEGER,
-    generation INTEGER NOT NULL,
-    PRIMARY KEY (project, id)
-) WITHOUT ROWID;
-CREATE INDEX observations_pattern ON observations (project, pattern_id, ts, id);
-
 CREATE TABLE maturity (
     project        TEXT    NOT NULL,
     pattern_id     TEXT    NOT NULL,
@@ -129,6 +102,7 @@ CREATE TABLE maturity_feedback (
     project    TEXT    NOT NULL,
     id         TEXT    NOT NULL,
     pattern_id TEXT    NOT NULL,
+    success    INTEGER NOT NULL CHECK (success IN (0, 1)),
     type       TEXT    NOT NULL,
     weight     REAL    NOT NULL,
     task_id    TEXT    NOT NULL,
@@ -167,8 +141,6 @@ DROP TABLE meta;
 DROP TABLE errors;
 DROP TABLE maturity_feedback;
 DROP TABLE maturity;
-DROP TABLE observations;
 DROP TABLE patterns;
 DROP TABLE criteria;
-DROP TABLE feedback;
 DROP TABLE outcomes;
