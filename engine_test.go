@@ -2,6 +2,7 @@ package kaizen_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -86,3 +87,5 @@ func forEachBackend(t *testing.T, f func(t *testing.T, backend string)) {
 var ctx = context.Background()
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+func asError(err error, target **kaizen.Error) bool { return errors.As(err, target) }

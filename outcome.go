@@ -12,7 +12,10 @@ import (
 
 // OutcomeResult is everything one recorded outcome changed.
 type OutcomeResult struct {
-	Outcome    learning.Outcome         `json:"outcome"`
+	Outcome learning.Outcome `json:"outcome"`
+	// Task is the tracked task the outcome ended (and took its duration
+	// or retries from when they were omitted), if there is one.
+	Task       *TaskInfo                `json:"task,omitempty"`
 	Feedback   []learning.FeedbackEvent `json:"feedback"`
 	Weighted   []learning.WeightedScore `json:"weighted"`
 	Patterns   []PatternUpdate          `json:"pattern_updates"`
@@ -43,14 +46,14 @@ func (e *Engine) validateOutcome(in OutcomeInput, now time.Time) (learning.Outco
 		Strategy: in.Strategy, FailureDetails: in.FailureDetails}
 	switch {
 	case in.DurationMs == nil:
-		return o, &Error{Op: op, Kind: KindInvalid, Field: "duration_ms", Message: "is required",
-			Hint: "milliseconds from start to completion of the task"}
+		o.DurationMs = -1 // taken from the tracked task in the transaction
 	case *in.DurationMs < 0:
 		return o, invalid(op, "duration_ms", "must be >= 0, got %d", *in.DurationMs)
 	case *in.DurationMs > maxDurationMs:
 		return o, invalid(op, "duration_ms", "must be <= %d (one year), got %d", maxDurationMs, *in.DurationMs)
+	default:
+		o.DurationMs = *in.DurationMs
 	}
-	o.DurationMs = *in.DurationMs
 	if in.Success == nil {
 		return o, &Error{Op: op, Kind: KindInvalid, Field: "success", Message: "is required", Hint: "true or false"}
 	}
@@ -61,6 +64,7 @@ func (e *Engine) validateOutcome(in OutcomeInput, now time.Time) (learning.Outco
 		}
 		o.ErrorCount, o.ErrorCountSource = *in.ErrorCount, "input"
 	}
+	o.RetryCount = -1 // taken from the tracked task, else 0
 	if in.RetryCount != nil {
 		if err := checkCount(op, "retry_count", *in.RetryCount); err != nil {
 			return o, err
@@ -152,6 +156,11 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 		// serialised, so it is not earlier than any committed event and the
 		// O(1) decayed sums stay exact (no fallback to recomputation).
 		now := latest(now, e.Now())
+		info, err := e.fromTask(ctx, tx, &o, now)
+		if err != nil {
+			return err
+		}
+		res.Task = info
 		if o.ErrorCountSource == "" {
 			errs, err := tx.ErrorsByTask(ctx, o.Project, o.TaskID, true)
 			if err != nil {
@@ -212,6 +221,39 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 		return nil, err
 	}
 	return res, nil
+}
+
+// fromTask completes an outcome from its tracked task, if there is one:
+// an omitted duration is the task's duration so far, omitted retries are
+// the task's retries. The task is marked ended. Without a tracked task the
+// duration is required.
+func (e *Engine) fromTask(ctx context.Context, tx store.Tx, o *learning.Outcome, now time.Time) (*TaskInfo, error) {
+	t, err := tx.LockTask(ctx, o.Project, o.TaskID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if o.DurationMs < 0 {
+			return nil, &Error{Op: opRecordOutcome, Kind: KindInvalid, Field: "duration_ms",
+				Message: sprintf("is required: task %q is not tracked", o.TaskID),
+				Hint:    "give milliseconds from start to completion, or track the task with client hooks (task events)"}
+		}
+		o.RetryCount = max(o.RetryCount, 0)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	if o.DurationMs < 0 {
+		o.DurationMs = min(t.DurationMs(), maxDurationMs)
+	}
+	if o.RetryCount < 0 {
+		o.RetryCount = int(min(t.RetryCount, maxCount))
+	}
+	ended := now
+	t.EndedAt, t.UpdatedAt = &ended, now
+	if err := tx.UpdateTask(ctx, t); err != nil {
+		return nil, err
+	}
+	info, err := taskInfo(ctx, tx, t)
+	return &info, err
 }
 
 // outcomePatterns resolves the patterns an outcome used: the listed ones,

@@ -13,7 +13,7 @@ const healthzPattern = "GET /healthz"
 func (s *Server) apiRoutes() []Route {
 	api := func(pattern string, h apiFunc) Route { return Route{Pattern: pattern, Handler: s.api(h)} }
 	e := s.engine
-	return []Route{
+	return append([]Route{
 		{Pattern: healthzPattern, Handler: http.HandlerFunc(s.healthz), Public: true},
 		api("GET /api/v1/version", s.version),
 
@@ -45,7 +45,7 @@ func (s *Server) apiRoutes() []Route {
 		api("GET /api/v1/export", s.export),
 		{Pattern: "POST /api/v1/import", Handler: s.api(s.importJSONL), MaxBodyBytes: s.opts.MaxImportBytes},
 		api("POST /api/v1/rebuild", s.rebuild),
-	}
+	}, s.taskRoutes()...)
 }
 
 func observeProject(in *kaizen.ObserveInput) *string { return &in.Project }

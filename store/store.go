@@ -54,6 +54,7 @@ type Tx interface {
 	PatternStorage
 	MaturityStorage
 	ErrorStorage
+	TaskStorage
 	MetaStorage
 }
 
@@ -212,6 +213,30 @@ type ErrorFilter struct {
 	Search         string
 	Limit          int
 	Offset         int
+}
+
+// TaskStorage persists tracked tasks (agent sessions).
+type TaskStorage interface {
+	// InsertTask creates a task; false when the id exists in the project.
+	InsertTask(ctx context.Context, t learning.Task) (bool, error)
+	GetTask(ctx context.Context, project, id string) (learning.Task, error)
+	// LockTask returns the task for update; concurrent transactions
+	// locking the same task are serialised until commit.
+	LockTask(ctx context.Context, project, id string) (learning.Task, error)
+	// UpdateTask replaces an existing task (ErrNotFound otherwise).
+	UpdateTask(ctx context.Context, t learning.Task) error
+	// ListTasks returns tasks most recently active first (LastActivityAt,
+	// then id, descending).
+	ListTasks(ctx context.Context, project string, f TaskFilter) ([]learning.Task, error)
+	CountTasks(ctx context.Context, project string, f TaskFilter) (int64, error)
+}
+
+// TaskFilter narrows task listings. Zero values mean no filter.
+type TaskFilter struct {
+	// OpenOnly keeps tasks without an outcome (EndedAt unset).
+	OpenOnly bool
+	Limit    int
+	Offset   int
 }
 
 // MetaStorage holds store-wide settings and lists projects.

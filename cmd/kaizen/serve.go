@@ -5,11 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/client"
 	"github.com/kaizenhq/kaizen/server"
 )
 
@@ -33,7 +36,7 @@ KAIZEN_TOKEN or [server] token in kaizen.toml over --token, which other
 users can read in the process list. Logs go to stderr. SIGINT or SIGTERM
 stops accepting connections, lets in-flight requests finish, then closes
 the store.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			level, err := parseLevel(logLevel)
@@ -91,6 +94,15 @@ the store.`,
 			}); err != nil {
 				ln.Close()
 				return err
+			}
+			// Record the daemon so that hooks and the CLI of this home use it
+			// instead of opening the database themselves.
+			remove, err := client.WriteServeInfo(cfg.Home, client.ServeInfo{Addr: ln.Addr().String(),
+				PID: os.Getpid(), StartedAt: time.Now().UTC(), Version: kaizen.Version})
+			if err != nil {
+				logger.Warn("cannot record the daemon for hooks and the CLI", "home", cfg.Home, "err", err)
+			} else {
+				defer remove()
 			}
 			return srv.Serve(ctx, ln)
 		},

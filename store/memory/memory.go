@@ -132,6 +132,8 @@ type project struct {
 	errors       map[string]*learning.ErrorEntry
 	errorsByTask index
 
+	tasks map[string]*learning.Task
+
 	// version is the project's pattern version (store.PatternVersion);
 	// patternVersion the version at which each pattern last changed.
 	version, resetVersion int64
@@ -150,6 +152,7 @@ func newProject() *project {
 		maturityFeedbackByPattern: index{},
 		errors:                    map[string]*learning.ErrorEntry{},
 		errorsByTask:              index{},
+		tasks:                     map[string]*learning.Task{},
 		patternVersion:            map[string]int64{},
 	}
 }

@@ -76,6 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Aliasing", func(t *testing.T) { testAliasing(t, setup) })
 	t.Run("Store", func(t *testing.T) { testStore(t, setup) })
 	t.Run("Version", func(t *testing.T) { testVersion(t, setup) })
+	t.Run("Task", func(t *testing.T) { testTask(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

@@ -1,0 +1,72 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+const taskCols = `project, id, description, source, started_at, last_activity_at, ended_at, prompts, tool_calls,
+	tool_failures, retry_count, failed_this_turn, updated_at`
+
+func scanTask(s scanner) (learning.Task, error) {
+	var t learning.Task
+	var started, active, ended, updated sql.NullInt64
+	err := s.Scan(&t.Project, &t.ID, &t.Description, &t.Source, &started, &active, &ended, &t.Prompts, &t.ToolCalls,
+		&t.ToolFailures, &t.RetryCount, &t.FailedThisTurn, &updated)
+	t.StartedAt, t.LastActivityAt, t.EndedAt, t.UpdatedAt = fromMicros(started), fromMicros(active), fromMicrosPtr(ended), fromMicros(updated)
+	return t, err
+}
+
+func taskArgs(t learning.Task) []any {
+	return []any{t.Project, t.ID, t.Description, t.Source, micros(t.StartedAt), micros(t.LastActivityAt), microsPtr(t.EndedAt),
+		t.Prompts, t.ToolCalls, t.ToolFailures, t.RetryCount, t.FailedThisTurn, micros(t.UpdatedAt)}
+}
+
+// InsertTask implements store.TaskStorage.
+func (t *Tx) InsertTask(ctx context.Context, task learning.Task) (bool, error) {
+	return t.insert(ctx, "task", `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, taskArgs(task)...)
+}
+
+// GetTask implements store.TaskStorage.
+func (t *Tx) GetTask(ctx context.Context, project, id string) (learning.Task, error) {
+	return one(ctx, t, "task "+id, scanTask, `SELECT `+taskCols+` FROM tasks WHERE project = ? AND id = ?`, project, id)
+}
+
+// LockTask implements store.TaskStorage.
+func (t *Tx) LockTask(ctx context.Context, project, id string) (learning.Task, error) {
+	return one(ctx, t, "task "+id, scanTask,
+		`SELECT `+taskCols+` FROM tasks WHERE project = ? AND id = ?`+t.d.ForUpdate, project, id)
+}
+
+// UpdateTask implements store.TaskStorage.
+func (t *Tx) UpdateTask(ctx context.Context, task learning.Task) error {
+	a := taskArgs(task)
+	return t.change(ctx, "update task "+task.ID, `UPDATE tasks SET description = ?, source = ?, started_at = ?,
+		last_activity_at = ?, ended_at = ?, prompts = ?, tool_calls = ?, tool_failures = ?, retry_count = ?,
+		failed_this_turn = ?, updated_at = ? WHERE project = ? AND id = ?`, append(a[2:], a[0], a[1])...)
+}
+
+func taskWhere(project string, f store.TaskFilter) (string, []any) {
+	q, args := ` FROM tasks WHERE project = ?`, []any{project}
+	if f.OpenOnly {
+		q += ` AND ended_at IS NULL`
+	}
+	return q, args
+}
+
+// ListTasks implements store.TaskStorage.
+func (t *Tx) ListTasks(ctx context.Context, project string, f store.TaskFilter) ([]learning.Task, error) {
+	where, args := taskWhere(project, f)
+	q, args := page(`SELECT `+taskCols+where+` ORDER BY last_activity_at DESC, id DESC`, args, f.Limit, f.Offset)
+	return many(ctx, t, "tasks", scanTask, q, args...)
+}
+
+// CountTasks implements store.TaskStorage.
+func (t *Tx) CountTasks(ctx context.Context, project string, f store.TaskFilter) (int64, error) {
+	where, args := taskWhere(project, f)
+	return t.count(ctx, "tasks", `SELECT COUNT(*)`+where, args...)
+}
