@@ -247,6 +247,7 @@ func (e *Engine) fromTask(ctx context.Context, tx store.Tx, o *learning.Outcome,
 	if o.RetryCount < 0 {
 		o.RetryCount = int(min(t.RetryCount, maxCount))
 	}
+	o.Exploration = t.Exploration
 	ended := now
 	t.EndedAt, t.UpdatedAt = &ended, now
 	if err := tx.UpdateTask(ctx, t); err != nil {

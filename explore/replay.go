@@ -157,11 +157,98 @@ type CallRecord struct {
 // counted as ignored. Errors: the strategy's or budget's validation error, or
 // an *EventError for an invalid event.
 func Replay(strategy Strategy, budget Budget, events []Event) (Timeline, error) {
-	t, err := New(strategy, budget)
+	s, err := NewSession(strategy, budget)
 	if err != nil {
 		return Timeline{}, err
 	}
-	tl := Timeline{Strategy: strategy.Name, Pipeline: strategy.Pipeline, Budget: budget}
+	for i := range events {
+		if _, err := s.Apply(events[i]); err != nil {
+			var ee *EventError
+			if errors.As(err, &ee) && ee.Line == 0 {
+				ee.Line = i + 1
+			}
+			return Timeline{}, err
+		}
+	}
+	return s.Timeline(), nil
+}
+
+// Session is a tracker with the timeline of what happened in it: the unit
+// a service keeps for an agent session between hook calls. Apply feeds one
+// event the way Replay does; Snapshot and RestoreSession persist it.
+type Session struct {
+	t  *Tracker
+	tl Timeline
+}
+
+// SessionState is a session as a plain value (JSON round-trip exact).
+type SessionState struct {
+	Tracker  State    `json:"tracker"`
+	Timeline Timeline `json:"timeline"`
+}
+
+// NewSession starts a session.
+func NewSession(strategy Strategy, budget Budget, opts ...Option) (*Session, error) {
+	t, err := New(strategy, budget, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{t: t, tl: Timeline{Strategy: strategy.Name, Pipeline: strategy.Pipeline, Budget: budget}}, nil
+}
+
+// RestoreSession rebuilds a session from its snapshot.
+func RestoreSession(st SessionState, opts ...Option) (*Session, error) {
+	t, err := Restore(st.Tracker, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{t: t, tl: st.Timeline}, nil
+}
+
+// Snapshot returns the session as a plain value.
+func (s *Session) Snapshot() SessionState {
+	tl := s.tl
+	tl.Rounds = append([]RoundRecord(nil), s.tl.Rounds...)
+	return SessionState{Tracker: s.t.Snapshot(), Timeline: tl}
+}
+
+// Tracker is the session's tracker (for its queries; feed events with Apply).
+func (s *Session) Tracker() *Tracker { return s.t }
+
+// Timeline is what happened so far, with current metrics and quality.
+func (s *Session) Timeline() Timeline {
+	tl := s.tl
+	tl.Rounds = append([]RoundRecord(nil), s.tl.Rounds...)
+	tl.Metrics, tl.Quality = s.t.Metrics(), s.t.Quality()
+	return tl
+}
+
+// Step is what one event produced.
+type Step struct {
+	// Nudges produced by the event, in order (a tick's nudge, an end of
+	// round's transition nudge, a text reply's nudge).
+	Nudges []Nudge `json:"nudges,omitempty"`
+	// Text is the decision on a text reply.
+	Text *TextDecision `json:"text,omitempty"`
+	// Choice is the tool choice for the round a tick started.
+	Choice *ToolChoice `json:"tool_choice,omitempty"`
+	// Exit is set when the session has ended.
+	Exit ExitReason `json:"exit,omitempty"`
+	// Ignored: the session had already ended.
+	Ignored bool `json:"ignored,omitempty"`
+}
+
+// Apply feeds one event to the session. An invalid event is an
+// *EventError and changes nothing; events after the end are ignored.
+func (s *Session) Apply(ev Event) (Step, error) {
+	t, tl := s.t, &s.tl
+	if err := ev.Validate(); err != nil {
+		return Step{}, &EventError{Line: ev.Line, Err: err}
+	}
+	if reason, done := t.Done(); done {
+		tl.Ignored++
+		return Step{Ignored: true, Exit: reason}, nil
+	}
 	record := func(round int) *RoundRecord {
 		for i := len(tl.Rounds) - 1; i >= 0; i-- {
 			if tl.Rounds[i].Round == round {
@@ -171,68 +258,57 @@ func Replay(strategy Strategy, budget Budget, events []Event) (Timeline, error) 
 		tl.Rounds = append(tl.Rounds, RoundRecord{Round: round, Phase: t.Phase()})
 		return &tl.Rounds[len(tl.Rounds)-1]
 	}
-	for i := range events {
-		ev := &events[i]
-		if err := ev.Validate(); err != nil {
-			line := ev.Line
-			if line == 0 {
-				line = i + 1
-			}
-			return Timeline{}, &EventError{Line: line, Err: err}
-		}
-		if _, done := t.Done(); done {
-			tl.Ignored++
-			continue
-		}
-		seen := len(t.s.History)
-		var nudges []*Nudge
-		switch ev.Type {
-		case EventTick:
-			t.Tick(ev.Time)
-			if _, exit := t.ShouldExit(); !exit {
-				rec := record(t.Iteration())
-				rec.Phase, rec.ToolChoice = t.Phase(), t.ToolChoice().Mode
-				nudges = append(nudges, t.Nudge())
-			}
-		case EventRollback:
-			record(t.Iteration()).Rollbacks++
-			t.RollbackTick()
-		case EventToolCall:
-			res, _ := t.RecordToolCall(ev.ToolCall)
+	var step Step
+	seen := len(t.s.History)
+	var nudges []*Nudge
+	switch ev.Type {
+	case EventTick:
+		t.Tick(ev.Time)
+		if _, exit := t.ShouldExit(); !exit {
 			rec := record(t.Iteration())
-			rec.Calls = append(rec.Calls, CallRecord{Name: ev.Name, Kind: res.Kind, Status: ev.Status, New: res.New})
-			rec.NewInfo = rec.NewInfo || res.New
-		case EventEndRound:
-			nudges = append(nudges, t.EndRound())
-		case EventThought:
-			t.RecordThought(ev.Text)
-		case EventText:
-			d := t.OnTextResponse(ev.Text)
-			record(t.Iteration()).Text = d.Action
-			nudges = append(nudges, d.Nudge)
-		case EventForceTerminal:
-			record(t.Iteration()).Forced = cmpOr(ev.Reason, "forced")
-			t.ForceTerminal(ev.Reason)
+			choice := t.ToolChoice()
+			rec.Phase, rec.ToolChoice, step.Choice = t.Phase(), choice.Mode, &choice
+			nudges = append(nudges, t.Nudge())
 		}
-		for _, h := range t.s.History[seen:] {
-			rec := record(h.Round)
-			rec.Transitions = append(rec.Transitions, h)
-		}
-		for _, n := range nudges {
-			if n != nil {
-				rec := record(t.Iteration())
-				rec.Nudges = append(rec.Nudges, *n)
-			}
-		}
-		if reason, done := t.Done(); done {
+	case EventRollback:
+		record(t.Iteration()).Rollbacks++
+		t.RollbackTick()
+	case EventToolCall:
+		res, _ := t.RecordToolCall(ev.ToolCall)
+		rec := record(t.Iteration())
+		rec.Calls = append(rec.Calls, CallRecord{Name: ev.Name, Kind: res.Kind, Status: ev.Status, New: res.New})
+		rec.NewInfo = rec.NewInfo || res.New
+	case EventEndRound:
+		nudges = append(nudges, t.EndRound())
+	case EventThought:
+		t.RecordThought(ev.Text)
+	case EventText:
+		d := t.OnTextResponse(ev.Text)
+		record(t.Iteration()).Text = d.Action
+		step.Text = &d
+		nudges = append(nudges, d.Nudge)
+	case EventForceTerminal:
+		record(t.Iteration()).Forced = cmpOr(ev.Reason, "forced")
+		t.ForceTerminal(ev.Reason)
+	}
+	for _, h := range t.s.History[seen:] {
+		rec := record(h.Round)
+		rec.Transitions = append(rec.Transitions, h)
+	}
+	for _, n := range nudges {
+		if n != nil {
 			rec := record(t.Iteration())
-			rec.Exit = reason
-			tl.Exit, tl.ExitRound = reason, t.Iteration()
+			rec.Nudges = append(rec.Nudges, *n)
+			step.Nudges = append(step.Nudges, *n)
 		}
 	}
-	tl.Metrics = t.Metrics()
-	tl.Quality = t.Quality()
-	return tl, nil
+	if reason, done := t.Done(); done {
+		rec := record(t.Iteration())
+		rec.Exit = reason
+		tl.Exit, tl.ExitRound = reason, t.Iteration()
+		step.Exit = reason
+	}
+	return step, nil
 }
 
 func cmpOr(s, def string) string {

@@ -26,9 +26,12 @@ type Outcome struct {
 	Criteria []string `json:"criteria"`
 	// ErrorCountSource says where ErrorCount came from: "input" or
 	// "accumulator" (the task's recorded errors).
-	ErrorCountSource string    `json:"error_count_source"`
-	Score            Score     `json:"score"`
-	RecordedAt       time.Time `json:"recorded_at"`
+	ErrorCountSource string `json:"error_count_source"`
+	// Exploration summarises the exploration session of the task, when
+	// one was tracked.
+	Exploration *ExplorationSummary `json:"exploration,omitempty"`
+	Score       Score               `json:"score"`
+	RecordedAt  time.Time           `json:"recorded_at"`
 }
 
 // Signals returns the outcome's scoring signals.

@@ -23,8 +23,10 @@ type Task struct {
 	// failed: the agent had to be asked again after a failed attempt.
 	RetryCount int64 `json:"retry_count"`
 	// FailedThisTurn records a tool failure since the last prompt.
-	FailedThisTurn bool      `json:"failed_this_turn"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	FailedThisTurn bool `json:"failed_this_turn"`
+	// Exploration summarises the task's exploration session, if tracked.
+	Exploration *ExplorationSummary `json:"exploration,omitempty"`
+	UpdatedAt   time.Time           `json:"updated_at"`
 }
 
 // TaskEventKind is something that happened in a tracked task.
@@ -92,4 +94,20 @@ func (t Task) DurationMs() int64 {
 		return 0
 	}
 	return t.LastActivityAt.Sub(t.StartedAt).Milliseconds()
+}
+
+// ExplorationSummary is what an exploration session did (see package
+// explore), attached to the task it explored for and carried by the task's
+// outcome, so that exploration behaviour can be correlated with results.
+type ExplorationSummary struct {
+	SessionID   string  `json:"session_id"`
+	Strategy    string  `json:"strategy"`
+	Phase       string  `json:"phase"`
+	Rounds      int     `json:"rounds"`
+	ToolCalls   int     `json:"tool_calls"`
+	NewInfoRate float64 `json:"new_info_rate"`
+	Transitions int     `json:"transitions"`
+	Nudges      int     `json:"nudges"`
+	// Exit says why the session ended; empty while it runs.
+	Exit string `json:"exit,omitempty"`
 }

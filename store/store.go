@@ -10,6 +10,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -55,6 +56,7 @@ type Tx interface {
 	MaturityStorage
 	ErrorStorage
 	TaskStorage
+	ExploreStorage
 	MetaStorage
 }
 
@@ -237,6 +239,45 @@ type TaskFilter struct {
 	OpenOnly bool
 	Limit    int
 	Offset   int
+}
+
+// ExploreStorage persists exploration sessions (package explore) between
+// the hook calls of an agent session. The state is the session's JSON
+// snapshot, opaque to the store.
+type ExploreStorage interface {
+	// InsertExploreSession creates a session; false when it exists.
+	InsertExploreSession(ctx context.Context, s ExploreSession) (bool, error)
+	GetExploreSession(ctx context.Context, project, id string) (ExploreSession, error)
+	// LockExploreSession returns the session for update; concurrent
+	// transactions locking it are serialised until commit.
+	LockExploreSession(ctx context.Context, project, id string) (ExploreSession, error)
+	// UpdateExploreSession replaces a session (ErrNotFound if absent).
+	UpdateExploreSession(ctx context.Context, s ExploreSession) error
+	// ListExploreSessions returns sessions most recently updated first
+	// (UpdatedAt, then id, descending).
+	ListExploreSessions(ctx context.Context, project string, f ExploreFilter) ([]ExploreSession, error)
+	CountExploreSessions(ctx context.Context, project string, f ExploreFilter) (int64, error)
+}
+
+// ExploreSession is a persisted exploration session.
+type ExploreSession struct {
+	Project  string `json:"project"`
+	ID       string `json:"session_id"`
+	Strategy string `json:"strategy"`
+	// State is the explore.SessionState as JSON.
+	State json.RawMessage `json:"state"`
+	Done  bool            `json:"done"`
+	// Exit is the reason the session ended ("" while it runs).
+	Exit      string    `json:"exit,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ExploreFilter narrows session listings. Zero values mean no filter.
+type ExploreFilter struct {
+	ActiveOnly bool
+	Limit      int
+	Offset     int
 }
 
 // MetaStorage holds store-wide settings and lists projects.

@@ -36,6 +36,10 @@ func decayed(d learning.DecayedSum) learning.DecayedSum {
 func cloneOutcome(o learning.Outcome) learning.Outcome {
 	o.FilesTouched, o.Patterns, o.Criteria = strs(o.FilesTouched), strs(o.Patterns), strs(o.Criteria)
 	o.Timestamp, o.RecordedAt = wall(o.Timestamp), wall(o.RecordedAt)
+	if o.Exploration != nil {
+		x := *o.Exploration
+		o.Exploration = &x
+	}
 	return o
 }
 

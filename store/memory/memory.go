@@ -132,7 +132,8 @@ type project struct {
 	errors       map[string]*learning.ErrorEntry
 	errorsByTask index
 
-	tasks map[string]*learning.Task
+	tasks   map[string]*learning.Task
+	explore map[string]*store.ExploreSession
 
 	// version is the project's pattern version (store.PatternVersion);
 	// patternVersion the version at which each pattern last changed.
@@ -153,6 +154,7 @@ func newProject() *project {
 		errors:                    map[string]*learning.ErrorEntry{},
 		errorsByTask:              index{},
 		tasks:                     map[string]*learning.Task{},
+		explore:                   map[string]*store.ExploreSession{},
 		patternVersion:            map[string]int64{},
 	}
 }

@@ -12,6 +12,10 @@ func cloneTask(t learning.Task) learning.Task {
 		e := *t.EndedAt
 		t.EndedAt = &e
 	}
+	if t.Exploration != nil {
+		x := *t.Exploration
+		t.Exploration = &x
+	}
 	return t
 }
 

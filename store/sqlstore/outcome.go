@@ -12,17 +12,20 @@ import (
 
 const outcomeCols = `project, id, task_id, duration_ms, error_count, retry_count, success, files_touched,
 	strategy, failure_mode, failure_details, ts, patterns, criteria, error_count_source,
-	raw_score, score_type, score, recorded_at`
+	raw_score, score_type, score, recorded_at, exploration`
 
 func scanOutcome(s scanner) (learning.Outcome, error) {
 	var o learning.Outcome
 	var files, patterns, criteria, score string
 	var ts, recorded sql.NullInt64
-	var mode string
+	var mode, exploration string
 	err := s.Scan(&o.Project, &o.ID, &o.TaskID, &o.DurationMs, &o.ErrorCount, &o.RetryCount, &o.Success, &files,
 		&o.Strategy, &mode, &o.FailureDetails, &ts, &patterns, &criteria, &o.ErrorCountSource,
-		&o.Score.Raw, &o.Score.Type, &score, &recorded)
+		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration)
 	if err != nil {
+		return o, err
+	}
+	if o.Exploration, err = fromJSONSummary(exploration); err != nil {
 		return o, err
 	}
 	o.FailureMode = learning.FailureMode(mode)
@@ -51,10 +54,10 @@ func (t *Tx) InsertOutcome(ctx context.Context, o learning.Outcome) (bool, error
 		return false, fmt.Errorf("encode score: %w", err)
 	}
 	return t.insert(ctx, "outcome", `INSERT INTO outcomes (`+outcomeCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		o.Project, o.ID, o.TaskID, o.DurationMs, o.ErrorCount, o.RetryCount, o.Success, jsonList(o.FilesTouched),
 		o.Strategy, string(o.FailureMode), o.FailureDetails, micros(o.Timestamp), jsonList(o.Patterns), jsonList(o.Criteria),
-		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt))
+		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration))
 }
 
 // GetOutcome implements store.OutcomeStorage.

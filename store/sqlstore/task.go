@@ -3,31 +3,38 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
 )
 
 const taskCols = `project, id, description, source, started_at, last_activity_at, ended_at, prompts, tool_calls,
-	tool_failures, retry_count, failed_this_turn, updated_at`
+	tool_failures, retry_count, failed_this_turn, exploration, updated_at`
 
 func scanTask(s scanner) (learning.Task, error) {
 	var t learning.Task
 	var started, active, ended, updated sql.NullInt64
+	var exploration string
 	err := s.Scan(&t.Project, &t.ID, &t.Description, &t.Source, &started, &active, &ended, &t.Prompts, &t.ToolCalls,
-		&t.ToolFailures, &t.RetryCount, &t.FailedThisTurn, &updated)
+		&t.ToolFailures, &t.RetryCount, &t.FailedThisTurn, &exploration, &updated)
+	if err != nil {
+		return t, err
+	}
 	t.StartedAt, t.LastActivityAt, t.EndedAt, t.UpdatedAt = fromMicros(started), fromMicros(active), fromMicrosPtr(ended), fromMicros(updated)
+	t.Exploration, err = fromJSONSummary(exploration)
 	return t, err
 }
 
 func taskArgs(t learning.Task) []any {
 	return []any{t.Project, t.ID, t.Description, t.Source, micros(t.StartedAt), micros(t.LastActivityAt), microsPtr(t.EndedAt),
-		t.Prompts, t.ToolCalls, t.ToolFailures, t.RetryCount, t.FailedThisTurn, micros(t.UpdatedAt)}
+		t.Prompts, t.ToolCalls, t.ToolFailures, t.RetryCount, t.FailedThisTurn, jsonSummary(t.Exploration), micros(t.UpdatedAt)}
 }
 
 // InsertTask implements store.TaskStorage.
 func (t *Tx) InsertTask(ctx context.Context, task learning.Task) (bool, error) {
-	return t.insert(ctx, "task", `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return t.insert(ctx, "task", `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, taskArgs(task)...)
 }
 
@@ -47,7 +54,7 @@ func (t *Tx) UpdateTask(ctx context.Context, task learning.Task) error {
 	a := taskArgs(task)
 	return t.change(ctx, "update task "+task.ID, `UPDATE tasks SET description = ?, source = ?, started_at = ?,
 		last_activity_at = ?, ended_at = ?, prompts = ?, tool_calls = ?, tool_failures = ?, retry_count = ?,
-		failed_this_turn = ?, updated_at = ? WHERE project = ? AND id = ?`, append(a[2:], a[0], a[1])...)
+		failed_this_turn = ?, exploration = ?, updated_at = ? WHERE project = ? AND id = ?`, append(a[2:], a[0], a[1])...)
 }
 
 func taskWhere(project string, f store.TaskFilter) (string, []any) {
@@ -69,4 +76,24 @@ func (t *Tx) ListTasks(ctx context.Context, project string, f store.TaskFilter) 
 func (t *Tx) CountTasks(ctx context.Context, project string, f store.TaskFilter) (int64, error) {
 	where, args := taskWhere(project, f)
 	return t.count(ctx, "tasks", `SELECT COUNT(*)`+where, args...)
+}
+
+// jsonSummary stores an exploration summary as JSON, "" for none.
+func jsonSummary(x *learning.ExplorationSummary) string {
+	if x == nil {
+		return ""
+	}
+	b, _ := json.Marshal(x)
+	return string(b)
+}
+
+func fromJSONSummary(s string) (*learning.ExplorationSummary, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var x learning.ExplorationSummary
+	if err := json.Unmarshal([]byte(s), &x); err != nil {
+		return nil, fmt.Errorf("decode exploration summary: %w", err)
+	}
+	return &x, nil
 }

@@ -76,6 +76,7 @@ func fullOutcome(project, id string) learning.Outcome {
 		Patterns:         []string{"pattern-2", "pattern-1"},
 		Criteria:         []string{"type_safe", "tests_pass"},
 		ErrorCountSource: "accumulator",
+		Exploration:      fullExploration(),
 		Score: learning.Score{
 			Duration:  0.6,
 			Errors:    0.1 + 0.2,
@@ -245,4 +246,9 @@ func unicodeError(id string) learning.ErrorEntry {
 	e.Context = longText("上下文", 2<<10)
 	e.Timestamp, e.ResolvedAt = past, ptr(past.Add(time.Second))
 	return e
+}
+
+func fullExploration() *learning.ExplorationSummary {
+	return &learning.ExplorationSummary{SessionID: "sess-1", Strategy: "analyst", Phase: "SUMMARIZE", Rounds: 17,
+		ToolCalls: 42, NewInfoRate: 0.625, Transitions: 3, Nudges: 4, Exit: "final_answer"}
 }

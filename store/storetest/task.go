@@ -13,6 +13,7 @@ func fullTask(project, id string) learning.Task {
 		ID: id, Project: project, Description: longText("добавить OAuth <b>", 2<<10), Source: "claude",
 		StartedAt: at(10), LastActivityAt: at(30).In(zone), EndedAt: &ended,
 		Prompts: bigInt, ToolCalls: 7, ToolFailures: 2, RetryCount: 1, FailedThisTurn: true, UpdatedAt: at(41),
+		Exploration: fullExploration(),
 	}
 }
 
