@@ -32,7 +32,11 @@ type Error struct {
 	Field   string    `json:"field,omitempty"`
 	Message string    `json:"message"`
 	Hint    string    `json:"hint,omitempty"`
-	Err     error     `json:"-"`
+	// Next names the action that helps, when there is one (list_patterns,
+	// list_outcomes, reset_pattern…: the MCP tool names); each surface
+	// renders it as its own command.
+	Next string `json:"next,omitempty"`
+	Err  error  `json:"-"`
 }
 
 func (e *Error) Error() string {

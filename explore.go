@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/kaizenhq/kaizen/explore"
 	"github.com/kaizenhq/kaizen/learning"
@@ -141,23 +142,21 @@ type ExploreInfo struct {
 	Metrics   explore.Metrics `json:"metrics"`
 	// Timeline is the per-round history (only in ExploreState).
 	Timeline  *explore.Timeline `json:"timeline,omitempty"`
-	CreatedAt string            `json:"created_at"`
-	UpdatedAt string            `json:"updated_at"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
 }
 
 func infoOf(rec store.ExploreSession, s *explore.Session, withTimeline bool) ExploreInfo {
 	t := s.Tracker()
 	info := ExploreInfo{Project: rec.Project, SessionID: rec.ID, Strategy: rec.Strategy, Phase: t.Phase(),
 		Iteration: t.Iteration(), Done: rec.Done, Exit: rec.Exit, Metrics: t.Metrics(),
-		CreatedAt: rec.CreatedAt.Format(timeFormat), UpdatedAt: rec.UpdatedAt.Format(timeFormat)}
+		CreatedAt: rec.CreatedAt.UTC(), UpdatedAt: rec.UpdatedAt.UTC()}
 	if withTimeline {
 		tl := s.Timeline()
 		info.Timeline = &tl
 	}
 	return info
 }
-
-const timeFormat = "2006-01-02T15:04:05.000000Z07:00"
 
 // summaryOf is the exploration summary attached to the session's task.
 func summaryOf(id string, s *explore.Session) *learning.ExplorationSummary {
@@ -197,8 +196,19 @@ func (e *Engine) ExploreStart(ctx context.Context, in ExploreStartInput) (*Explo
 		if err != nil {
 			return err
 		}
-		if in.Strategy != "" || in.StrategyTOML != "" {
+		// A strategy given here replaces the project's strategy and budget
+		// (a budget belongs to a pipeline); a budget alone replaces the
+		// budget. Overrides are validated even when the session exists.
+		switch {
+		case in.Strategy != "" || in.StrategyTOML != "":
 			settings.Strategy, settings.StrategyTOML, settings.BudgetTOML = in.Strategy, in.StrategyTOML, in.BudgetTOML
+		case in.BudgetTOML != "":
+			settings.BudgetTOML = in.BudgetTOML
+		}
+		if in.Strategy != "" || in.StrategyTOML != "" || in.BudgetTOML != "" {
+			if _, _, err := strategyOf(op, settings); err != nil {
+				return err
+			}
 		}
 		rec, s, err := e.startSession(ctx, tx, op, project, in.SessionID, settings)
 		if err != nil {
@@ -314,14 +324,14 @@ func (e *Engine) ExploreEvent(ctx context.Context, in ExploreEventInput) (*Explo
 			if !settings.Enabled {
 				return &Error{Op: op, Kind: KindConflict, Field: "session_id",
 					Message: sprintf("exploration tracking is not enabled for project %q", project),
-					Hint:    "kaizen explore enable --strategy analyst"}
+					Hint:    "a user enables it for the project (kaizen explore enable), or start the session explicitly", Next: "explore_start"}
 			}
 			if rec, s, err = e.startSession(ctx, tx, op, project, in.SessionID, settings); err != nil {
 				return err
 			}
 		} else if errors.Is(err, store.ErrNotFound) {
 			return &Error{Op: op, Kind: KindNotFound, Field: "session_id",
-				Message: sprintf("no exploration session %q in project %q", in.SessionID, project), Hint: "start it first (explore start)"}
+				Message: sprintf("no exploration session %q in project %q", in.SessionID, project), Hint: "start it first", Next: "explore_start"}
 		} else {
 			return err
 		}

@@ -14,6 +14,12 @@ import (
 	"github.com/kaizenhq/kaizen/learning"
 )
 
+// MaxDurationMs is the largest accepted duration_ms (one year).
+const MaxDurationMs = int64(365 * 24 * time.Hour / time.Millisecond)
+
+// MaxCount is the largest accepted error or retry count.
+const MaxCount = 1_000_000
+
 // Input limits. Anything beyond them is rejected, never truncated.
 const (
 	MaxInputBytes     = 1 << 20
@@ -23,8 +29,8 @@ const (
 	maxFilesTouched   = 10_000
 	maxPatternRefs    = 100
 	maxCriteria       = 50
-	maxCount          = 1_000_000
-	maxDurationMs     = int64(365 * 24 * time.Hour / time.Millisecond)
+	maxCount          = MaxCount
+	maxDurationMs     = MaxDurationMs
 	futureSkew        = 5 * time.Minute
 	maxPatternContent = 1024
 )
@@ -101,6 +107,8 @@ func jsonError(op string, err error) error {
 	switch {
 	case errors.As(err, &syn):
 		return &Error{Op: op, Kind: KindInvalid, Message: fmt.Sprintf("malformed JSON at byte %d: %v", syn.Offset, syn), Err: err}
+	case errors.As(err, &typ) && typ.Field == "":
+		return &Error{Op: op, Kind: KindInvalid, Message: fmt.Sprintf("got JSON %s, want an object", typ.Value), Err: err}
 	case errors.As(err, &typ):
 		return &Error{Op: op, Kind: KindInvalid, Field: typ.Field,
 			Message: fmt.Sprintf("got JSON %s, want %s", typ.Value, jsonKind(typ.Type.String())), Err: err}

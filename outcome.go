@@ -370,7 +370,7 @@ func (e *Engine) GetOutcome(ctx context.Context, project, id string) (*learning.
 		o, err = tx.GetOutcome(ctx, project, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return &Error{Op: op, Kind: KindNotFound, Field: "id", Message: sprintf("no outcome %q in project %q", id, project),
-				Hint: "list them with `kaizen outcome list`"}
+				Hint: "list the project's outcomes to find its id", Next: "list_outcomes"}
 		}
 		return err
 	})

@@ -237,7 +237,7 @@ func lookupPattern(ctx context.Context, tx store.Tx, op, project, ref string) (l
 		return learning.Pattern{}, invalid(op, "pattern", "is required (an id or the content)")
 	}
 	notFound := &Error{Op: op, Kind: KindNotFound, Field: "pattern",
-		Message: sprintf("no pattern %q in project %q", ref, project), Hint: "list them with `kaizen pattern list`"}
+		Message: sprintf("no pattern %q in project %q", ref, project), Hint: "list the project's patterns to find its id or exact content", Next: "list_patterns"}
 	if isPatternID(ref) {
 		p, err := tx.GetPattern(ctx, project, ref)
 		if errors.Is(err, store.ErrNotFound) {
@@ -277,7 +277,7 @@ func (e *Engine) PromotePattern(ctx context.Context, in ManualInput) (*ManualRes
 		notes, err := e.lc.Maturity.Promote(m, now, in.Reason)
 		if errors.Is(err, learning.ErrPromoteDeprecated) {
 			return nil, &Error{Op: "promote pattern", Kind: KindConflict, Field: "pattern", Message: err.Error(),
-				Hint: "`kaizen pattern reset` starts its evaluation over"}
+				Hint: "reset the pattern first: that starts its evaluation over", Next: "reset_pattern"}
 		}
 		return notes, err
 	})
@@ -330,6 +330,9 @@ func (e *Engine) manual(ctx context.Context, op string, in ManualInput,
 		res.Notes = []string{}
 		if change == nil { // reset
 			learning.Reset(&m, now)
+			if in.Reason != "" {
+				res.Notes = append(res.Notes, "reset: "+in.Reason)
+			}
 			if p.AntiPatternID != "" {
 				if err := tx.DeletePattern(ctx, project, p.AntiPatternID); err != nil && !errors.Is(err, store.ErrNotFound) {
 					return err

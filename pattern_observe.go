@@ -57,7 +57,7 @@ func (e *Engine) resolvePattern(ctx context.Context, tx store.Tx, op, project, r
 		p, err := tx.GetPattern(ctx, project, ref)
 		if errors.Is(err, store.ErrNotFound) {
 			return patternRef{}, &Error{Op: op, Kind: KindNotFound, Field: "patterns",
-				Message: sprintf("no pattern %q in project %q", ref, project), Hint: "list them with `kaizen pattern list`"}
+				Message: sprintf("no pattern %q in project %q", ref, project), Hint: "list the project's patterns to find its id or exact content", Next: "list_patterns"}
 		}
 		return patternRef{pattern: p}, err
 	}

@@ -171,10 +171,11 @@ type TaskQuery struct {
 	Offset   int    `json:"offset,omitempty"`
 }
 
-// TaskList is a page of tasks, most recently active first.
+// TaskList is a page of tasks, most recently active first, each with what
+// an outcome would take from it.
 type TaskList struct {
-	Items []learning.Task `json:"items"`
-	Total int64           `json:"total"`
+	Items []TaskInfo `json:"items"`
+	Total int64      `json:"total"`
 }
 
 // ListTasks lists tracked tasks, most recently active first.
@@ -191,8 +192,15 @@ func (e *Engine) ListTasks(ctx context.Context, q TaskQuery) (*TaskList, error) 
 	f := store.TaskFilter{OpenOnly: q.OpenOnly, Limit: limit, Offset: q.Offset}
 	var out TaskList
 	err = e.view(ctx, op, func(tx store.Tx) error {
-		if out.Items, err = tx.ListTasks(ctx, project, f); err != nil {
+		tasks, err := tx.ListTasks(ctx, project, f)
+		if err != nil {
 			return err
+		}
+		out.Items = make([]TaskInfo, len(tasks))
+		for i, t := range tasks {
+			if out.Items[i], err = taskInfo(ctx, tx, t); err != nil {
+				return err
+			}
 		}
 		out.Total, err = tx.CountTasks(ctx, project, f)
 		return err

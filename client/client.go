@@ -217,6 +217,12 @@ func (c *Client) PlanGuidance(ctx context.Context, in kaizen.PlanInput) (*learni
 	return &out, c.call(ctx, http.MethodPost, "/api/v1/plan", nil, in, &out)
 }
 
+// ExploreEvent is Engine.ExploreEvent.
+func (c *Client) ExploreEvent(ctx context.Context, in kaizen.ExploreEventInput) (*kaizen.ExploreEventResult, error) {
+	var out kaizen.ExploreEventResult
+	return &out, c.call(ctx, http.MethodPost, "/api/v1/explore/events", nil, in, &out)
+}
+
 // ErrorContext is Engine.ErrorContext.
 func (c *Client) ErrorContext(ctx context.Context, project, taskID string, includeResolved bool) (*kaizen.ErrorContextResult, error) {
 	q := with(project)

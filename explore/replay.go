@@ -208,7 +208,7 @@ func RestoreSession(st SessionState, opts ...Option) (*Session, error) {
 // Snapshot returns the session as a plain value.
 func (s *Session) Snapshot() SessionState {
 	tl := s.tl
-	tl.Rounds = append([]RoundRecord(nil), s.tl.Rounds...)
+	tl.Rounds = append([]RoundRecord{}, s.tl.Rounds...)
 	return SessionState{Tracker: s.t.Snapshot(), Timeline: tl}
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -505,9 +507,13 @@ const maxHookPayload = 8 << 20
 // ToolCallFromHook builds a ToolCall from an agent hook's tool event, such as
 // Claude Code's PostToolUse payload (tool_name, tool_input, tool_response).
 // The input must be a JSON object (or empty). The response may be a JSON
-// string, or an object whose content, stdout, output, result or text field
-// becomes Output; a response with is_error/isError true or a non-empty error
-// field marks the call as failed. Errors wrap ErrInvalidToolCall.
+// string, or an object (Claude Code's {"file": {"filePath", "content"}},
+// {"filenames": [...]}, {"stdout", "stderr"}…): its content, stdout, stderr,
+// output, result and text strings, at any depth up to 4 and in key order,
+// become Output (at most MaxHookOutput bytes), and its filePath, file_path,
+// path, filenames and files become Files (at most MaxHookFiles). A response
+// with is_error/isError true or a non-empty error field marks the call as
+// failed. Errors wrap ErrInvalidToolCall.
 func ToolCallFromHook(name string, input, response json.RawMessage) (ToolCall, error) {
 	c := ToolCall{Name: name}
 	if len(input) > maxHookPayload || len(response) > maxHookPayload {
@@ -524,16 +530,10 @@ func ToolCallFromHook(name string, input, response json.RawMessage) (ToolCall, e
 			return ToolCall{}, fmt.Errorf("%w: tool response is not JSON: %v", ErrInvalidToolCall, err)
 		}
 	}
-	switch r := resp.(type) {
-	case string:
-		c.Output = r
-	case map[string]any:
-		for _, k := range [...]string{"content", "stdout", "output", "result", "text"} {
-			if s, ok := r[k].(string); ok && s != "" {
-				c.Output = s
-				break
-			}
-		}
+	var parts responseParts
+	parts.walk(resp, "", 0)
+	c.Output, c.Files = parts.output(), parts.files
+	if r, ok := resp.(map[string]any); ok {
 		failed, _ := r["is_error"].(bool)
 		if b, _ := r["isError"].(bool); b {
 			failed = true
@@ -546,4 +546,67 @@ func ToolCallFromHook(name string, input, response json.RawMessage) (ToolCall, e
 		}
 	}
 	return c, c.Validate()
+}
+
+// Bounds of what ToolCallFromHook takes from a response.
+const (
+	MaxHookOutput = 64 << 10
+	MaxHookFiles  = 1000
+)
+
+// responseParts collects from a tool response the text a model would read
+// and the files it names.
+type responseParts struct {
+	text  []string
+	files []string
+	size  int
+}
+
+var (
+	responseFileKeys = map[string]bool{"filePath": true, "file_path": true, "path": true, "filenames": true, "files": true}
+	responseTextKeys = map[string]bool{"content": true, "stdout": true, "stderr": true, "output": true, "result": true, "text": true}
+)
+
+func (r *responseParts) walk(v any, key string, depth int) {
+	if depth > 4 {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		switch {
+		case x == "":
+		case responseFileKeys[key]:
+			r.addFile(x)
+		case (key == "" || responseTextKeys[key]) && r.size < MaxHookOutput:
+			r.text = append(r.text, x)
+			r.size += len(x) + 1
+		}
+	case []any:
+		for _, e := range x {
+			r.walk(e, key, depth+1)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			r.walk(x[k], k, depth+1)
+		}
+	}
+}
+
+func (r *responseParts) addFile(f string) {
+	if f = strings.TrimSpace(f); f != "" && len(r.files) < MaxHookFiles {
+		r.files = append(r.files, f)
+	}
+}
+
+// output joins the texts, cut to MaxHookOutput bytes at a character boundary.
+func (r *responseParts) output() string {
+	s := strings.Join(r.text, "\n")
+	if len(s) <= MaxHookOutput {
+		return s
+	}
+	cut := MaxHookOutput
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }

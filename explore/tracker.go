@@ -44,7 +44,7 @@ type PhaseChange struct {
 	Round  int       `json:"round"`
 	Cause  string    `json:"cause"`
 	Reason string    `json:"reason,omitempty"`
-	At     time.Time `json:"at"`
+	At     time.Time `json:"at,omitzero"` // absent when the events carry no time (replay)
 }
 
 // RoundState is what the tracker knows about the current round.

@@ -764,6 +764,13 @@ func TestToolCallFromHook(t *testing.T) {
 		{"error response", "Read", `{"file_path":"x"}`, `{"is_error":true,"content":"no such file"}`,
 			ToolCall{Name: "Read", Args: map[string]any{"file_path": "x"}, Output: "no such file", Status: StatusError}, false},
 		{"no input or response", "TodoWrite", ``, ``, ToolCall{Name: "TodoWrite"}, false},
+		{"claude read: nested content and file", "Read", `{"file_path":"a.go"}`,
+			`{"type":"text","file":{"filePath":"a.go","content":"package a","numLines":1}}`,
+			ToolCall{Name: "Read", Args: map[string]any{"file_path": "a.go"}, Output: "package a", Files: []string{"a.go"}}, false},
+		{"claude glob: file list", "Glob", `{"pattern":"**/*.go"}`, `{"filenames":["a.go","b/c.go"],"numFiles":2,"truncated":false}`,
+			ToolCall{Name: "Glob", Args: map[string]any{"pattern": "**/*.go"}, Files: []string{"a.go", "b/c.go"}}, false},
+		{"stdout and stderr, in key order", "Bash", `{"command":"go vet"}`, `{"stdout":"ok","stderr":"warn"}`,
+			ToolCall{Name: "Bash", Args: map[string]any{"command": "go vet"}, Output: "warn\nok"}, false},
 		{"input not an object", "Read", `[1,2]`, ``, ToolCall{}, true},
 		{"response not json", "Read", `{}`, `{oops`, ToolCall{}, true},
 		{"no name", "", `{}`, `{}`, ToolCall{}, true},
@@ -776,7 +783,8 @@ func TestToolCallFromHook(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got.Name != c.want.Name || got.Output != c.want.Output || got.Status != c.want.Status || len(got.Args) != len(c.want.Args) {
+		if err != nil || got.Name != c.want.Name || got.Output != c.want.Output || got.Status != c.want.Status || len(got.Args) != len(c.want.Args) ||
+			!slices.Equal(got.Files, c.want.Files) {
 			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
 		}
 	}

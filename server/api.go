@@ -144,7 +144,7 @@ func (s *Server) getOutcome(w http.ResponseWriter, r *http.Request) error {
 	o, err := s.engine.GetOutcome(r.Context(), q.str("project"), id)
 	if kaizen.KindOf(err) == kaizen.KindNotFound {
 		return apiError{status: http.StatusNotFound, code: string(kaizen.KindNotFound), op: op, field: "id",
-			message: "no outcome " + quote(id) + " in this project", hint: "list them with GET /api/v1/outcomes"}
+			message: "no outcome " + quote(id) + " in this project", hint: "list them with GET /api/v1/outcomes", next: "list_outcomes"}
 	}
 	if err != nil {
 		return err

@@ -110,7 +110,7 @@ func TestOutcomeRecordListShow(t *testing.T) {
 		t.Errorf("empty list %s", r.body)
 	}
 	e := b.must(b.get("/api/v1/outcomes/out-missing"), http.StatusNotFound).errorOf(t)
-	if e.Error.Code != "not_found" || e.Error.Field != "id" {
+	if e.Error.Code != "not_found" || e.Error.Field != "id" || e.Error.Next != "list_outcomes" {
 		t.Errorf("error %+v", e)
 	}
 	// Another project sees nothing of this one.

@@ -121,6 +121,7 @@ type apiError struct {
 		Field   string `json:"field"`
 		Message string `json:"message"`
 		Hint    string `json:"hint"`
+		Next    string `json:"next"`
 	} `json:"error"`
 }
 

@@ -53,7 +53,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logRequest(r, rw, pattern, id, start)
 	}()
 
-	if !rt.Public && !s.authorized(r) {
+	if !rt.Public && !s.authorized(r, rt.Session) {
+		if rt.Unauthorized != nil {
+			rt.Unauthorized.ServeHTTP(rw, r)
+			return
+		}
 		rw.Header().Set("WWW-Authenticate", `Bearer realm="kaizen"`)
 		writeError(rw, r, apiError{status: http.StatusUnauthorized, code: "unauthorized", op: "authenticate",
 			message: "missing or invalid bearer token",
@@ -88,18 +92,28 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authorized reports whether r may use a protected route: always when no
 // token is configured, else when it carries the token as a bearer
-// credential. Both sides are hashed so the comparison is constant-time
-// regardless of length.
-func (s *Server) authorized(r *http.Request) bool {
+// credential or, on a route that accepts sessions, a valid session cookie.
+func (s *Server) authorized(r *http.Request, session bool) bool {
 	if s.opts.Token == "" {
 		return true
 	}
+	return s.bearer(r) || (session && s.validSession(r))
+}
+
+// bearer reports whether r carries the token as a bearer credential. Both
+// sides are hashed so the comparison is constant-time regardless of length.
+func (s *Server) bearer(r *http.Request) bool {
 	auth := r.Header.Get("Authorization")
 	scheme, cred, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
-	got := sha256.Sum256([]byte(strings.TrimSpace(cred)))
+	return s.isToken(strings.TrimSpace(cred))
+}
+
+// isToken compares a candidate with the configured token in constant time.
+func (s *Server) isToken(candidate string) bool {
+	got := sha256.Sum256([]byte(candidate))
 	return subtle.ConstantTimeCompare(got[:], s.token[:]) == 1
 }
 

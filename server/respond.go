@@ -14,8 +14,8 @@ import (
 // apiError is an error answered by the server itself (routing, auth,
 // request decoding), already carrying its status.
 type apiError struct {
-	status                         int
-	code, op, field, message, hint string
+	status                               int
+	code, op, field, message, hint, next string
 }
 
 func (e apiError) Error() string { return e.op + ": " + e.message }
@@ -33,13 +33,15 @@ func tooLarge(limit int64) apiError {
 }
 
 // errorBody is the JSON error format of every route:
-// {"error": {"code", "op", "field", "message", "hint"}}.
+// {"error": {"code", "op", "field", "message", "hint", "next"}}.
 type errorBody struct {
 	Code    string `json:"code"`
 	Op      string `json:"op"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+	// Next names the action that helps (kaizen.Error.Next).
+	Next string `json:"next,omitempty"`
 }
 
 // statusOf maps an engine error kind to an HTTP status.
@@ -76,7 +78,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 			message: "request cancelled"}
 	case errors.As(err, &ke) && ke.Kind != kaizen.KindInternal:
 		ae = apiError{status: statusOf(ke.Kind), code: string(ke.Kind), op: ke.Op, field: ke.Field,
-			message: ke.Message, hint: ke.Hint}
+			message: ke.Message, hint: ke.Hint, next: ke.Next}
 		if ae.message == "" {
 			ae.message = ke.Error()
 		}
@@ -102,7 +104,7 @@ func opOf(err error) string {
 
 func writeError(w http.ResponseWriter, _ *http.Request, e apiError) {
 	_ = writeJSON(w, e.status, map[string]errorBody{"error": {Code: e.code, Op: e.op, Field: e.field,
-		Message: e.message, Hint: e.hint}})
+		Message: e.message, Hint: e.hint, Next: e.next}})
 }
 
 // reply writes v as a JSON response.

@@ -55,6 +55,9 @@ type Options struct {
 	TrustedOrigins []string
 	// OnRequest, when set, is called after every request (for metrics).
 	OnRequest func(RequestInfo)
+	// SessionTTL is how long a browser session cookie issued by
+	// StartSession stays valid (default DefaultSessionTTL).
+	SessionTTL time.Duration
 }
 
 // RequestInfo describes a served request: the hook for request metrics.
@@ -82,6 +85,15 @@ type Route struct {
 	Public bool
 	// MaxBodyBytes bounds the request body (0: Options.MaxBodyBytes).
 	MaxBodyBytes int64
+	// Session lets a browser session cookie (see Server.StartSession)
+	// authenticate requests to the route, as an alternative to the bearer
+	// token. The viewer's routes set it; the REST API and MCP accept the
+	// bearer token only.
+	Session bool
+	// Unauthorized, when set, answers the requests that fail
+	// authentication instead of the JSON 401 (e.g. a redirect to a login
+	// page). It must not change state.
+	Unauthorized http.Handler
 }
 
 // Server serves the kaizen engine over HTTP.
@@ -91,6 +103,9 @@ type Server struct {
 	log    *slog.Logger
 	csrf   *http.CrossOriginProtection
 	token  [sha256.Size]byte // SHA-256 of Options.Token, compared in constant time
+	// sessionKey signs session cookies; derived from the token, so that
+	// changing the token ends every session.
+	sessionKey []byte
 
 	mu     sync.RWMutex
 	mux    *http.ServeMux
@@ -121,6 +136,9 @@ func New(engine *kaizen.Engine, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = DefaultSessionTTL
+	}
 	if err := checkToken(opts.Token); err != nil {
 		return nil, err
 	}
@@ -134,6 +152,7 @@ func New(engine *kaizen.Engine, opts Options) (*Server, error) {
 	}
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
+		s.sessionKey = sessionKey(opts.Token)
 	}
 	for _, o := range opts.TrustedOrigins {
 		if err := s.csrf.AddTrustedOrigin(o); err != nil {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/kaizenhq/kaizen"
-	"github.com/kaizenhq/kaizen/learning"
 )
 
 // Tracked tasks: client hooks report task events; an outcome recorded for a
@@ -39,9 +38,6 @@ func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) error {
 	res, err := s.engine.ListTasks(r.Context(), kaizen.TaskQuery{Project: q.str("project"), OpenOnly: open, Limit: limit, Offset: offset})
 	if err != nil {
 		return err
-	}
-	if res.Items == nil {
-		res.Items = []learning.Task{}
 	}
 	s.reply(w, r, http.StatusOK, res)
 	return nil

@@ -286,6 +286,6 @@ type MetaStorage interface {
 	GetMeta(ctx context.Context, key string) (string, error)
 	SetMeta(ctx context.Context, key, value string) error
 	// Projects lists every project holding at least one outcome, pattern,
-	// criterion or error, sorted.
+	// criterion, error, tracked task or exploration session, sorted.
 	Projects(ctx context.Context) ([]string, error)
 }

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/internal/bench"
+	"github.com/kaizenhq/kaizen/mcp"
+	"github.com/kaizenhq/kaizen/server"
 	"github.com/kaizenhq/kaizen/store/sqlite"
 )
 
@@ -22,6 +27,7 @@ type benchReport struct {
 	Record   *bench.RecordResult `json:"record,omitempty"`
 	Guidance *guidanceReport     `json:"guidance,omitempty"`
 	Decay    *decayReport        `json:"decay,omitempty"`
+	MCP      *mcpReport          `json:"mcp,omitempty"`
 	RSSMiB   float64             `json:"rss_mib,omitempty"`
 	PeakMiB  float64             `json:"peak_rss_mib,omitempty"`
 }
@@ -36,6 +42,12 @@ type guidanceReport struct {
 	PeakRSSMiB float64         `json:"peak_rss_mib,omitempty"`
 }
 
+type mcpReport struct {
+	bench.MCPResult
+	Stored int64 `json:"outcomes_stored"`
+	Lost   int64 `json:"outcomes_lost"`
+}
+
 type decayReport struct {
 	Events      int           `json:"events"`
 	Incremental time.Duration `json:"incremental"`
@@ -48,8 +60,8 @@ func benchCommand(a *app) *cobra.Command {
 		callers                 int
 		duration                time.Duration
 		patterns, events, calls int
-		decayEvents             int
-		only                    string
+		decayEvents, mcpClients int
+		only, cpuProfile        string
 		keep                    bool
 	)
 	cmd := &cobra.Command{
@@ -64,13 +76,18 @@ print the results:
             plan guidance latency, cold (first call) and warm percentiles, and memory
   decay     one pattern with --decay-events events: the O(1) decayed sum against
             recomputation, and their largest difference
+  mcp       --mcp-clients MCP clients over streamable HTTP against a local server
+            for --duration, each recording outcomes and asking for guidance:
+            calls per second, per-tool latency percentiles, and the outcomes
+            acknowledged against those stored (none may be lost)
 
 The default database is a new SQLite file in a temporary directory, removed
 afterwards (--keep keeps it). Results are approximate on a shared machine;
 docs/BENCHMARKS.md lists published runs.`,
 		Example: `  kaizen bench
   kaizen bench --only guidance --patterns 10000 --events 1000000
-  kaizen bench --only record --callers 16 --duration 30s --json`,
+  kaizen bench --only record --callers 16 --duration 30s --json
+  kaizen bench --only mcp --mcp-clients 100 --duration 30s`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -101,9 +118,20 @@ docs/BENCHMARKS.md lists published runs.`,
 			}
 			want := func(s string) bool { return only == "" || only == s }
 			switch only {
-			case "", "record", "guidance", "decay":
+			case "", "record", "guidance", "decay", "mcp":
 			default:
-				return usageError{fmt.Errorf("--only %q: want record, guidance or decay", only)}
+				return usageError{fmt.Errorf("--only %q: want record, guidance, decay or mcp", only)}
+			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
 			}
 			if want("decay") {
 				inc, rec, diff := bench.Decay(decayEvents, now)
@@ -126,6 +154,14 @@ docs/BENCHMARKS.md lists published runs.`,
 					return err
 				}
 				rep.Record = &res
+			}
+			if want("mcp") {
+				progress("mcp: %d clients over HTTP for %s…", mcpClients, duration)
+				r, err := benchMCP(cmd, cfg, mcpClients, duration)
+				if err != nil {
+					return err
+				}
+				rep.MCP = r
 			}
 			if want("guidance") {
 				g := &guidanceReport{Patterns: patterns, Events: events}
@@ -167,13 +203,15 @@ docs/BENCHMARKS.md lists published runs.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&callers, "callers", 16, "concurrent callers recording outcomes")
-	f.DurationVar(&duration, "duration", 10*time.Second, "how long to record outcomes")
+	f.DurationVar(&duration, "duration", 10*time.Second, "how long the record and mcp scenarios run")
 	f.IntVar(&patterns, "patterns", 10_000, "patterns in the guidance store")
 	f.IntVar(&events, "events", 1_000_000, "feedback events in the guidance store")
 	f.IntVar(&calls, "calls", 1000, "plan guidance calls to time")
 	f.IntVar(&decayEvents, "decay-events", 10_000, "events of the decay comparison")
-	f.StringVar(&only, "only", "", "run one scenario: record, guidance or decay")
+	f.StringVar(&only, "only", "", "run one scenario: record, guidance, decay or mcp")
+	f.IntVar(&mcpClients, "mcp-clients", 100, "concurrent MCP clients of the mcp scenario")
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	return cmd
 }
 
@@ -190,10 +228,57 @@ func printBench(w io.Writer, r benchReport) error {
 			fmt.Fprintf(w, "  %.1f outcomes per commit (group commit)\n", x.PerCommit)
 		}
 	}
+	if x := r.MCP; x != nil {
+		fmt.Fprintf(w, "\nmcp: %d clients, %d calls in %.1fs (%.0f/s), %d errors; outcomes acknowledged %d, stored %d, lost %d\n",
+			x.Clients, x.Calls, x.Seconds, x.PerSecond, x.Errors, x.Recorded, x.Stored, x.Lost)
+		for _, tool := range []string{"record_outcome", "plan_guidance"} {
+			fmt.Fprintf(w, "  %s %s\n", tool, x.PerTool[tool])
+		}
+		if x.FirstErr != "" {
+			fmt.Fprintf(w, "  first error: %s\n", x.FirstErr)
+		}
+	}
 	if g := r.Guidance; g != nil {
 		fmt.Fprintf(w, "\nguidance: %d patterns, %d feedback events (populated in %.0fs)\n  cold (first call, loads the cache) %s\n  warm %s\n  rss %.0f MiB (peak %.0f MiB)\n",
 			g.Patterns, g.Events, g.PopulateS, g.Cold.Round(time.Millisecond), g.Warm, g.RSSMiB, g.PeakRSSMiB)
 	}
 	_, err := fmt.Fprintf(w, "\nprocess rss %.0f MiB (peak %.0f MiB)\n", r.RSSMiB, r.PeakMiB)
 	return err
+}
+
+// benchMCP serves MCP over HTTP on a loopback port from a fresh engine and
+// runs the load; it then counts the outcomes stored against those acknowledged.
+func benchMCP(cmd *cobra.Command, cfg kaizen.Config, clients int, d time.Duration) (*mcpReport, error) {
+	ctx := cmd.Context()
+	e, err := kaizen.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	srv, err := server.New(e, server.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Handle(server.Route{Pattern: "/mcp", MaxBodyBytes: mcp.DefaultMaxBodyBytes,
+		Handler: mcp.HTTPHandler(e, mcp.Options{})}); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx, ln) }()
+	res, err := bench.MCP(ctx, "http://"+ln.Addr().String()+"/mcp", "bench-mcp", clients, d)
+	stop()
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	list, err := e.ListOutcomes(ctx, kaizen.OutcomeQuery{Project: "bench-mcp", Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	return &mcpReport{MCPResult: res, Stored: list.Total, Lost: res.Recorded - list.Total}, nil
 }

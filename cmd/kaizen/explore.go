@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -75,12 +76,21 @@ func exploreEnableCommand(a *app, enable bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !enable { // keep the configured strategy for a later enable
-				cur, err := e.GetExploreSettings(cmd.Context(), "")
-				if err != nil {
-					return err
-				}
+			cur, err := e.GetExploreSettings(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			switch {
+			case !enable: // keep the configured strategy for a later enable
 				in = *cur
+			case sf.name == "" && sf.file == "":
+				// No strategy given: keep the configured one, and its budget
+				// unless a new one is given. (A new strategy drops the old
+				// budget, which belongs to the old strategy's pipeline.)
+				in.Strategy, in.StrategyTOML = cur.Strategy, cur.StrategyTOML
+				if sf.budgetFile == "" {
+					in.BudgetTOML = cur.BudgetTOML
+				}
 			}
 			in.Enabled = enable
 			res, err := e.SetExploreSettings(cmd.Context(), in)
@@ -248,7 +258,7 @@ func exploreListCommand(a *app) *cobra.Command {
 							exit = "(running)"
 						}
 						return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%s\t%s", s.SessionID, s.Strategy, s.Phase, s.Iteration,
-							s.Metrics.TotalToolCalls, exit, s.UpdatedAt)
+							s.Metrics.TotalToolCalls, exit, s.UpdatedAt.Format(time.RFC3339))
 					})
 			})
 		},

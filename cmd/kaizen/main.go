@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -188,6 +189,15 @@ func (a *app) print(v any, text func(w io.Writer) error) error {
 	return text(a.stdout)
 }
 
+// nextCommands are the CLI commands of the actions engine errors suggest
+// (kaizen.Error.Next).
+var nextCommands = map[string]string{
+	"list_patterns": "kaizen pattern list",
+	"list_outcomes": "kaizen outcome list",
+	"reset_pattern": "kaizen pattern reset",
+	"explore_start": "kaizen explore start",
+}
+
 // fail reports err and returns the exit code for it: with --json the error
 // is printed to stdout as {"error": {...}}, otherwise as one line on stderr.
 func (a *app) fail(err error) int {
@@ -212,6 +222,11 @@ func (a *app) fail(err error) int {
 		if ke.Kind == kaizen.KindNotFound {
 			code = exitNotFound
 		}
+	}
+	if cmd, ok := nextCommands[ke.Next]; ok && !a.json {
+		c := *ke
+		c.Hint = strings.TrimSuffix(c.Hint, ".") + "; see `" + cmd + "`"
+		ke = &c
 	}
 	if a.json {
 		enc := json.NewEncoder(a.stdout)

@@ -141,6 +141,11 @@ func printOutcomeResult(w io.Writer, res *kaizen.OutcomeResult) error {
 		src = "from the error accumulator"
 	}
 	fmt.Fprintf(t, "error_count:\t%d (%s)\n", o.ErrorCount, src)
+	fmt.Fprintf(t, "duration:\t%s, %d retries\n", time.Duration(o.DurationMs)*time.Millisecond, o.RetryCount)
+	if tk := res.Task; tk != nil {
+		fmt.Fprintf(t, "tracked task:\t%d prompts, %d tool calls (%d failed), %s; the outcome's duration and retries come from it unless given\n",
+			tk.Prompts, tk.ToolCalls, tk.ToolFailures, time.Duration(tk.DurationMs)*time.Millisecond)
+	}
 	if o.FailureMode != "" {
 		fmt.Fprintf(t, "failure_mode:\t%s\n", o.FailureMode)
 	}

@@ -262,18 +262,21 @@ func patternDeprecateCommand(a *app) *cobra.Command {
 }
 
 func patternResetCommand(a *app) *cobra.Command {
-	return &cobra.Command{
+	var reason string
+	cmd := &cobra.Command{
 		Use:   "reset PATTERN",
 		Short: "Start a pattern's evaluation over",
 		Long: `Start a pattern's evaluation over: the manual state is cleared, evidence
 recorded before now no longer counts, and its anti-pattern is removed.
 History stays stored.`,
-		Example: `  kaizen pattern reset "One file per subtask"`,
+		Example: `  kaizen pattern reset "One file per subtask" --reason "the build system changed"`,
 		Args:    exactArgs(1, "one pattern id or content (quote content with spaces)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.manual(cmd, "Reset", kaizen.ManualInput{Pattern: args[0]}, (*kaizen.Engine).ResetPattern)
+			return a.manual(cmd, "Reset", kaizen.ManualInput{Pattern: args[0], Reason: reason}, (*kaizen.Engine).ResetPattern)
 		},
 	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why the evidence is discarded (kept in the result's notes)")
+	return cmd
 }
 
 // manual runs a manual state change and prints the pattern after it.

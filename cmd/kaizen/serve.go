@@ -13,7 +13,11 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/client"
+	"github.com/kaizenhq/kaizen/mcp"
+	"github.com/kaizenhq/kaizen/metrics"
 	"github.com/kaizenhq/kaizen/server"
+	"github.com/kaizenhq/kaizen/store/sqlite"
+	"github.com/kaizenhq/kaizen/viewer"
 )
 
 func init() { register(serveCommand) }
@@ -26,9 +30,11 @@ func serveCommand(a *app) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the kaizen daemon (REST API, health check) on 127.0.0.1:7411",
-		Long: `Run the kaizen daemon: the REST API under /api/v1/ and /healthz (see
-docs/api.md), on the embedded SQLite store unless --db says otherwise.
+		Short: "Run the kaizen daemon (REST API, MCP, web viewer, metrics) on 127.0.0.1:7411",
+		Long: `Run the kaizen daemon on the embedded SQLite store unless --db says otherwise:
+the REST API under /api/v1/ and /healthz (docs/api.md), MCP over streamable
+HTTP at /mcp (docs/mcp.md), the web viewer at / (docs/viewer.md) and
+Prometheus metrics at /metrics.
 
 It listens on loopback (127.0.0.1:7411) by default. Any other address needs
 a token, which clients then send as "Authorization: Bearer <token>"; prefer
@@ -39,16 +45,10 @@ the store.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			level, err := parseLevel(logLevel)
+			logger, err := newLogger(a.stderr, logLevel, logJSON)
 			if err != nil {
 				return err
 			}
-			hopts := &slog.HandlerOptions{Level: level}
-			var h slog.Handler = slog.NewTextHandler(a.stderr, hopts)
-			if logJSON {
-				h = slog.NewJSONHandler(a.stderr, hopts)
-			}
-			logger := slog.New(h)
 
 			cfg, err := a.config()
 			if err != nil {
@@ -64,8 +64,9 @@ the store.`,
 				cfg.Server.Addr = kaizen.DefaultAddr
 			}
 			cfg.Logger = logger
+			m := metrics.New()
 			opts := server.Options{Addr: cfg.Server.Addr, Token: cfg.Server.Token, Logger: logger,
-				MaxImportBytes: maxImport}
+				MaxImportBytes: maxImport, OnRequest: m.ObserveRequest}
 			// Validate the exposure before opening anything.
 			if !server.IsLoopback(opts.Addr) && opts.Token == "" {
 				return usageError{fmt.Errorf("refusing to listen on %s without a token: it is not a loopback "+
@@ -80,9 +81,22 @@ the store.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := mountSurfaces(srv, e, m, logger); err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", opts.Addr)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", opts.Addr, err)
+			}
+			// Record the daemon so that hooks and the CLI of this home use it
+			// instead of opening the database themselves; before the start line,
+			// so that whoever waits for that line finds the record.
+			remove, err := client.WriteServeInfo(cfg.Home, client.ServeInfo{Addr: ln.Addr().String(),
+				PID: os.Getpid(), StartedAt: time.Now().UTC(), Version: kaizen.Version})
+			if err != nil {
+				logger.Warn("cannot record the daemon for hooks and the CLI", "home", cfg.Home, "err", err)
+			} else {
+				defer remove()
 			}
 			url := "http://" + ln.Addr().String()
 			info := map[string]any{"url": url, "addr": ln.Addr().String(), "backend": e.Version().Backend,
@@ -95,15 +109,6 @@ the store.`,
 				ln.Close()
 				return err
 			}
-			// Record the daemon so that hooks and the CLI of this home use it
-			// instead of opening the database themselves.
-			remove, err := client.WriteServeInfo(cfg.Home, client.ServeInfo{Addr: ln.Addr().String(),
-				PID: os.Getpid(), StartedAt: time.Now().UTC(), Version: kaizen.Version})
-			if err != nil {
-				logger.Warn("cannot record the daemon for hooks and the CLI", "home", cfg.Home, "err", err)
-			} else {
-				defer remove()
-			}
 			return srv.Serve(ctx, ln)
 		},
 	}
@@ -114,6 +119,27 @@ the store.`,
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.BoolVar(&logJSON, "log-json", false, "log as JSON lines instead of text")
 	return cmd
+}
+
+// mountSurfaces adds the agent and human surfaces to the REST server: MCP
+// over streamable HTTP at /mcp, Prometheus metrics at /metrics and the web
+// viewer at /. Every route shares the server's auth, limits and logging.
+func mountSurfaces(srv *server.Server, e *kaizen.Engine, m *metrics.Metrics, logger *slog.Logger) error {
+	if st, ok := e.Store().(*sqlite.Store); ok {
+		m.WatchSQLite(st)
+	}
+	routes := []server.Route{
+		{Pattern: "/mcp", MaxBodyBytes: mcp.DefaultMaxBodyBytes,
+			Handler: mcp.HTTPHandler(e, mcp.Options{Logger: logger, OnToolCall: m.ObserveTool})},
+		{Pattern: "GET /metrics", Handler: m.Handler()},
+	}
+	for _, r := range routes {
+		if err := srv.Handle(r); err != nil {
+			return err
+		}
+	}
+	_, err := viewer.Register(srv, viewer.Options{Logger: logger})
+	return err
 }
 
 func parseLevel(s string) (slog.Level, error) {

@@ -162,7 +162,7 @@ func newProject() *project {
 // listed reports whether the project holds a record that makes
 // MetaStorage.Projects list it.
 func (p *project) listed() bool {
-	return len(p.outcomes)+len(p.patterns)+len(p.criteria)+len(p.errors) > 0
+	return len(p.outcomes)+len(p.patterns)+len(p.criteria)+len(p.errors)+len(p.tasks)+len(p.explore) > 0
 }
 
 // tx is the store.Tx of one Update (undo != nil) or View (undo == nil).

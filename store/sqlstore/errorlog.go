@@ -119,5 +119,6 @@ func (t *Tx) Projects(ctx context.Context) ([]string, error) {
 		var p string
 		return p, s.Scan(&p)
 	}, `SELECT project FROM outcomes UNION SELECT project FROM patterns UNION SELECT project FROM criteria
-		UNION SELECT project FROM errors ORDER BY 1`)
+		UNION SELECT project FROM errors UNION SELECT project FROM tasks UNION SELECT project FROM explore_sessions
+		ORDER BY 1`)
 }

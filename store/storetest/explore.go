@@ -10,7 +10,7 @@ import (
 func fullExplore(project, id string) store.ExploreSession {
 	return store.ExploreSession{Project: project, ID: id, Strategy: "analyst",
 		State: json.RawMessage(`{"tracker":{"phase":"EXPLORE","files":["日本/ファイル.go"]},"timeline":{"rounds":[]}}`),
-		Done: true, Exit: "final_answer", CreatedAt: at(3).In(zone), UpdatedAt: at(4)}
+		Done:  true, Exit: "final_answer", CreatedAt: at(3).In(zone), UpdatedAt: at(4)}
 }
 
 func exploreID(x store.ExploreSession) string { return x.ID }
@@ -48,6 +48,20 @@ func testExplore(t *testing.T, setup setupFunc) {
 		requireNotFound(t, "UpdateExploreSession", err)
 		err = b.s.Update(b.ctx, func(tx store.Tx) error { _, err := tx.LockExploreSession(b.ctx, "p", "nope"); return err })
 		requireNotFound(t, "LockExploreSession", err)
+	})
+
+	t.Run("ProjectsListTasksAndSessions", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		b.update(func(tx store.Tx) error {
+			if _, err := tx.InsertExploreSession(b.ctx, fullExplore("only-session", "s-1")); err != nil {
+				return err
+			}
+			_, err := tx.InsertTask(b.ctx, fullTask("only-task", "t-1"))
+			return err
+		})
+		requireEqual(t, "Projects", []string{"only-session", "only-task"},
+			read(b, func(tx store.Tx) ([]string, error) { return tx.Projects(b.ctx) }))
 	})
 
 	t.Run("ListOrderFilterAndCount", func(t *testing.T) {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kaizenhq/kaizen"
+)
+
+// Tracked tasks: the sessions client hooks report (kaizen hook), with what
+// an outcome recorded for them takes from them.
+
+func init() { register(taskCommand) }
+
+func taskCommand(a *app) *cobra.Command {
+	return group("task", "Inspect the tasks client hooks track (sessions of Claude Code, Codex, Cursor, opencode)",
+		taskListCommand(a), taskShowCommand(a))
+}
+
+func taskListCommand(a *app) *cobra.Command {
+	var q kaizen.TaskQuery
+	cmd := &cobra.Command{
+		Use:     "list",
+		Short:   "List tracked tasks, most recently active first",
+		Example: "  kaizen task list --open",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkPage(q.Limit, q.Offset); err != nil {
+				return err
+			}
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			list, err := e.ListTasks(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			return a.print(list, func(w io.Writer) error {
+				return printList(w, "tasks", "BEAD_ID\tSOURCE\tSTATE\tDURATION\tPROMPTS\tTOOL CALLS\tFAILURES\tRETRIES\tERRORS\tLAST ACTIVITY",
+					list.Items, list.Total, func(t kaizen.TaskInfo) string {
+						return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s", t.ID, orDash(t.Source), taskState(t),
+							time.Duration(t.DurationMs)*time.Millisecond, t.Prompts, t.ToolCalls, t.ToolFailures,
+							t.RetryCount, t.ErrorCount, t.LastActivityAt.Format(time.RFC3339))
+					})
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&q.OpenOnly, "open", false, "only tasks without an outcome yet")
+	pageFlags(cmd, &q.Limit, &q.Offset)
+	return cmd
+}
+
+func taskShowCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:     "show BEAD_ID",
+		Short:   "Show a tracked task and what its outcome would take from it",
+		Example: "  kaizen task show claude-9f0c1e52-6a8e-4c55-b1d2-2f0a6d3c7e11",
+		Args:    exactArgs(1, "the task id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			t, err := e.GetTask(cmd.Context(), "", args[0])
+			if err != nil {
+				return err
+			}
+			return a.print(t, func(w io.Writer) error {
+				tw := table(w)
+				fmt.Fprintf(tw, "bead_id:\t%s\n", t.ID)
+				fmt.Fprintf(tw, "project:\t%s\n", t.Project)
+				optional(tw, "source", t.Source)
+				optional(tw, "description", oneLine(t.Description))
+				fmt.Fprintf(tw, "state:\t%s\n", taskState(*t))
+				fmt.Fprintf(tw, "started_at:\t%s\n", t.StartedAt.Format(time.RFC3339))
+				fmt.Fprintf(tw, "last_activity_at:\t%s\n", t.LastActivityAt.Format(time.RFC3339))
+				fmt.Fprintf(tw, "duration_ms:\t%d (%s)\n", t.DurationMs, time.Duration(t.DurationMs)*time.Millisecond)
+				fmt.Fprintf(tw, "prompts:\t%d\n", t.Prompts)
+				fmt.Fprintf(tw, "tool_calls:\t%d (%d failed)\n", t.ToolCalls, t.ToolFailures)
+				fmt.Fprintf(tw, "retry_count:\t%d\n", t.RetryCount)
+				fmt.Fprintf(tw, "error_count:\t%d (%d unresolved)\n", t.ErrorCount, t.OpenErrors)
+				if x := t.Exploration; x != nil {
+					exit := x.Exit
+					if exit == "" {
+						exit = "running"
+					}
+					fmt.Fprintf(tw, "exploration:\t%s, phase %s, %d rounds, %d tool calls, new information %.0f%%, %s\n",
+						x.Strategy, x.Phase, x.Rounds, x.ToolCalls, 100*x.NewInfoRate, exit)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if t.EndedAt == nil {
+					_, err := fmt.Fprintf(w, "\nRecord its outcome with: kaizen outcome record --task %s --success (or --success=false)\n", t.ID)
+					return err
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func taskState(t kaizen.TaskInfo) string {
+	if t.EndedAt != nil {
+		return "ended " + t.EndedAt.Format(time.RFC3339)
+	}
+	return "open"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

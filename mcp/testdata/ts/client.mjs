@@ -1,0 +1,245 @@
+// An independent MCP client for kaizen's server: the official TypeScript SDK
+// drives `kaizen mcp` over stdio, or the streamable HTTP endpoint, through
+// the learning loop, and asserts on what comes back. Run by mcp/ts_test.go:
+//
+//   node client.mjs '{"mode":"stdio","command":"/path/kaizen","args":["mcp"],"cwd":"…","root":"…","expectProject":"…"}'
+//   node client.mjs '{"mode":"http","url":"http://127.0.0.1:…/mcp?project=p","expectProject":"p","restart":true}'
+//
+// It prints JSON lines on stdout ({"event": …}) and exits non-zero on the
+// first failed assertion. With "restart", it prints {"event":"restart"}
+// after the scenario, waits for a line on stdin (the server has been
+// restarted meanwhile), and checks that the same client keeps working.
+//
+// callTool of the SDK validates every structured result against the tool's
+// output schema, so each successful call also checks the output schema.
+
+import assert from "node:assert/strict";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const cfg = JSON.parse(process.argv[2]);
+const report = (event, data = {}) => process.stdout.write(JSON.stringify({ event, ...data }) + "\n");
+
+const SEED_ANTI_PATTERN = "AVOID: Split by file type. Failed 5/7 times (71% failure rate)";
+
+const LEARNING_TOOLS = [
+  "record_outcome", "plan_guidance", "observe_pattern", "list_patterns", "get_pattern", "explain_pattern",
+  "promote_pattern", "deprecate_pattern", "reset_pattern", "criterion_weights", "explain_criterion",
+  "extract_patterns", "record_error", "resolve_error", "error_context", "error_stats", "list_errors",
+  "list_outcomes", "get_outcome",
+];
+
+const client = new Client(
+  { name: "kaizen-ts-test", version: "1.0.0" },
+  { capabilities: cfg.root ? { roots: { listChanged: true } } : {} },
+);
+if (cfg.root) {
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: pathToFileURL(cfg.root).href, name: "workspace" }],
+  }));
+}
+
+const transport = cfg.mode === "stdio"
+  ? new StdioClientTransport({ command: cfg.command, args: cfg.args, cwd: cfg.cwd, env: cfg.env, stderr: "inherit" })
+  : new StreamableHTTPClientTransport(new URL(cfg.url));
+
+const text = (res) => res.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const succeeded = new Set();
+let calls = 0;
+
+async function ok(name, args) {
+  calls++;
+  const res = await client.callTool({ name, arguments: args });
+  assert.ok(!res.isError, `${name}(${JSON.stringify(args)}) failed: ${text(res)}`);
+  assert.ok(res.structuredContent && typeof res.structuredContent === "object", `${name}: no structured content`);
+  assert.ok(text(res).trim().length > 0, `${name}: no text content`);
+  succeeded.add(name);
+  return { data: res.structuredContent, text: text(res) };
+}
+
+async function fail(name, args, ...wants) {
+  calls++;
+  const res = await client.callTool({ name, arguments: args });
+  const t = text(res);
+  assert.equal(res.isError, true, `${name}(${JSON.stringify(args)}) should fail, got: ${t}`);
+  assert.equal(res.structuredContent, undefined, `${name}: an error result carries structured content`);
+  for (const w of [...wants, "Hint:"]) {
+    assert.ok(t.includes(w), `${name}: error text lacks ${JSON.stringify(w)}: ${t}`);
+  }
+  return t;
+}
+
+function checkSchemas(tools) {
+  const names = tools.map((t) => t.name);
+  for (const n of LEARNING_TOOLS) assert.ok(names.includes(n), `tool ${n} is missing`);
+  for (const tool of tools) {
+    assert.ok(tool.description && tool.description.length > 80, `${tool.name}: description too short`);
+    assert.equal(tool.inputSchema.type, "object", `${tool.name}: input type`);
+    assert.equal(tool.outputSchema?.type, "object", `${tool.name}: output schema`);
+    for (const [p, s] of Object.entries(tool.inputSchema.properties ?? {})) {
+      assert.ok(s.description && s.description.length >= 10, `${tool.name}.${p}: no description`);
+      if (s.type === "integer") assert.ok(s.minimum >= 0, `${tool.name}.${p}: integer without minimum >= 0`);
+    }
+  }
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  const ro = byName.record_outcome.inputSchema;
+  for (const f of ["bead_id", "duration_ms", "error_count", "retry_count", "success", "files_touched", "strategy",
+    "failure_mode", "failure_details", "patterns", "criteria", "timestamp", "project"]) {
+    assert.ok(ro.properties[f], `record_outcome has no ${f}`);
+  }
+  assert.deepEqual([...ro.required].sort(), ["bead_id", "success"]);
+  assert.equal(ro.properties.duration_ms.type, "integer");
+  assert.equal(ro.properties.success.type, "boolean");
+  assert.deepEqual(byName.record_error.inputSchema.properties.error_type.enum,
+    ["validation", "timeout", "conflict", "tool_failure", "unknown"]);
+  assert.deepEqual([...byName.record_error.inputSchema.required].sort(), ["bead_id", "message"]);
+  assert.deepEqual(byName.list_patterns.inputSchema.properties.kind.enum, ["pattern", "anti_pattern"]);
+  assert.deepEqual(byName.deprecate_pattern.inputSchema.required, ["pattern", "reason"]);
+  assert.equal(byName.plan_guidance.annotations?.readOnlyHint, true);
+  assert.equal(byName.reset_pattern.annotations?.destructiveHint, true);
+  return names;
+}
+
+async function scenario(names) {
+  // The seed's example: 2 successes then 5 failures of "Split by file type".
+  let project;
+  const results = [true, true, false, false, false, false, false];
+  for (const [i, success] of results.entries()) {
+    const { data } = await ok("record_outcome", {
+      bead_id: `ts-${i}`, duration_ms: 120000, error_count: success ? 0 : 3, retry_count: success ? 0 : 2,
+      success, files_touched: ["src/a.ts"], patterns: ["Split by file type"],
+    });
+    project = data.outcome.project;
+    assert.equal(data.outcome.bead_id, `ts-${i}`);
+  }
+  assert.equal(project, cfg.expectProject, "the project of calls that name none");
+
+  const anti = await ok("list_patterns", { kind: "anti_pattern" });
+  assert.equal(anti.data.total, 1);
+  assert.equal(anti.data.items[0].content, SEED_ANTI_PATTERN);
+  assert.equal(anti.data.items[0].is_negative, true);
+
+  const plan = await ok("plan_guidance", { task: "Add OAuth: split by file type, one file per subtask", limit: 5 });
+  assert.ok(plan.text.includes(`- ${SEED_ANTI_PATTERN}`), plan.text);
+  assert.ok(plan.text.includes("Your plan uses an anti-pattern"), plan.text);
+  assert.equal(plan.data.anti_patterns[0].content, SEED_ANTI_PATTERN);
+
+  // Errors of a task, its retry context, and an outcome counting them.
+  const e1 = await ok("record_error", {
+    bead_id: "ts-err", error_type: "validation", message: "Type error in src/auth.ts", tool_name: "tsc",
+    context: "after adding OAuth types",
+  });
+  const e2 = await ok("record_error", { bead_id: "ts-err", error_type: "timeout", message: "tests timed out" });
+  const ctx = await ok("error_context", { bead_id: "ts-err" });
+  assert.ok(ctx.text.includes("## Previous Errors") && ctx.text.includes("**Type error in src/auth.ts**"), ctx.text);
+  await ok("resolve_error", { id: e2.data.id });
+  const stats = await ok("error_stats", { bead_id: "ts-err" });
+  assert.deepEqual([stats.data.total, stats.data.unresolved], [2, 1]);
+  const errs = await ok("list_errors", { unresolved_only: true, bead_id: "ts-err" });
+  assert.equal(errs.data.items[0].id, e1.data.id);
+
+  const ex = await ok("extract_patterns", { description: "按文件类型拆分,每个子任务一个文件" });
+  assert.deepEqual(ex.data.labels, ["按文件类型拆分", "每个子任务一个文件"]);
+
+  const out = await ok("record_outcome", {
+    bead_id: "ts-err", duration_ms: 240000, success: true, strategy: "Split by feature",
+    description: "handle shared types first", criteria: ["type_safe", "readable"],
+  });
+  assert.equal(out.data.outcome.error_count, 2, "error_count from the accumulator");
+  assert.equal(out.data.pattern_updates.length, 2);
+  const outs = await ok("list_outcomes", { bead_id: "ts-err" });
+  assert.equal(outs.data.total, 1);
+  await ok("get_outcome", { id: out.data.outcome.id });
+
+  // Patterns by hand.
+  const obs = await ok("observe_pattern", { pattern: "Split by feature", success: true, bead_id: "ts-obs" });
+  assert.equal(obs.data.pattern.success_count, 2);
+  const detail = await ok("get_pattern", { pattern: obs.data.pattern.id });
+  assert.equal(detail.data.recent_observations.length, 2);
+  const why = await ok("explain_pattern", { pattern: "Split by file type" });
+  assert.equal(why.data.inverted, true);
+  assert.ok(why.data.why.length > 0);
+  const promoted = await ok("promote_pattern", { pattern: "Split by feature", reason: "validated in review" });
+  assert.equal(promoted.data.pattern.maturity.state, "proven");
+  await ok("deprecate_pattern", { pattern: "Handle shared types first", reason: "our types are generated" });
+  const reset = await ok("reset_pattern", { pattern: "Split by file type" });
+  assert.equal(reset.data.pattern.failure_count, 0);
+  const gone = await ok("list_patterns", { kind: "anti_pattern" });
+  assert.equal(gone.data.total, 0, "reset removes the anti-pattern");
+
+  const crit = await ok("criterion_weights", {});
+  assert.ok(crit.data.items.some((c) => c.criterion === "type_safe"));
+  const cx = await ok("explain_criterion", { criterion: "type_safe" });
+  assert.equal(cx.data.weight.criterion, "type_safe");
+
+  // An exploration session: rounds in, phase and nudges out.
+  const started = await ok("explore_start", { session_id: "ts-explore", strategy: "analyst" });
+  assert.equal(started.data.strategy, "analyst");
+  const round = await ok("explore_event", {
+    session_id: "ts-explore", events: [
+      { type: "tick" }, { type: "tool_call", name: "grep", args: { pattern: "OAuth" }, output: "src/auth.ts:12: oauth" },
+      { type: "end_round" }],
+  });
+  assert.equal(round.data.session.iteration, 1);
+  assert.ok(round.text.includes(`Phase ${round.data.session.phase}, round 1.`), round.text);
+  const st = await ok("explore_state", { session_id: "ts-explore" });
+  assert.equal(st.data.metrics.total_tool_calls, 1);
+  assert.equal(st.data.metrics.unique_files, 1);
+  await fail("explore_event", { session_id: "ts-explore", events: [{ type: "jump" }] }, "jump");
+
+  // Bad input: isError results naming the field, never protocol errors.
+  await fail("record_outcome", { bead_id: "ts-bad", duration_ms: -5, success: true }, '"duration_ms"', ">= 0");
+  await fail("record_outcome", { duration_ms: 5, success: true }, '"bead_id"');
+  await fail("record_outcome", { bead_id: "ts-bad", duration_ms: 5 }, '"success"');
+  await fail("record_outcome", { bead_id: "ts-bad", duration_ms: 5, success: true, timestamp: "yesterday" }, '"timestamp"');
+  await fail("record_error", { bead_id: "ts-bad", error_type: "oops", message: "x" }, '"error_type"');
+  await fail("get_pattern", { pattern: "pattern-doesnotexist" }, "not_found");
+  await fail("deprecate_pattern", { pattern: "Split by feature" }, '"reason"');
+  const after = await ok("list_outcomes", { bead_id: "ts-bad" });
+  assert.equal(after.data.total, 0, "rejected calls recorded nothing");
+
+  const other = await ok("list_outcomes", { project: "ts-other-project" });
+  assert.equal(other.data.total, 0, "projects are isolated");
+
+  for (const n of names) assert.ok(succeeded.has(n), `tool ${n} was not called successfully`);
+  return project;
+}
+
+async function afterRestart() {
+  const outs = await ok("list_outcomes", { limit: 1000 });
+  assert.equal(outs.data.total, 8, "the outcomes recorded before the restart");
+  await ok("record_outcome", { bead_id: "ts-after-restart", duration_ms: 1000, success: true, patterns: ["Split by feature"] });
+  const plan = await ok("plan_guidance", { task: "split by feature" });
+  assert.ok(plan.text.includes("Split by feature"), plan.text);
+}
+
+function nextLine() {
+  const rl = createInterface({ input: process.stdin });
+  return new Promise((resolve) => rl.once("line", (line) => { rl.close(); resolve(line); }));
+}
+
+try {
+  await client.connect(transport);
+  report("connected", { server: client.getServerVersion() });
+  const { tools } = await client.listTools();
+  const names = checkSchemas(tools);
+  const project = await scenario(names);
+  if (cfg.restart) {
+    report("restart");
+    await nextLine();
+    await afterRestart();
+  }
+  report("done", { tools: names, calls, project });
+  await client.close();
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`FAIL: ${err?.stack ?? err}\n`);
+  report("failed", { error: String(err?.message ?? err) });
+  try { await client.close(); } catch { /* already broken */ }
+  process.exit(1);
+}

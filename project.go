@@ -1,0 +1,137 @@
+package kaizen
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Projects lists the projects holding data, sorted.
+func (e *Engine) Projects(ctx context.Context) ([]string, error) {
+	var out []string
+	err := e.view(ctx, "list projects", func(tx store.Tx) error {
+		var err error
+		out, err = tx.Projects(ctx)
+		return err
+	})
+	if out == nil {
+		out = []string{}
+	}
+	return out, err
+}
+
+// ProjectSignature is a short string that changes whenever the project's
+// learned state changes: patterns and maturity (the pattern version),
+// outcomes (the newest one), errors (recorded, resolved), tasks and
+// exploration sessions. It is cheap, for pollers such as the viewer's live
+// updates.
+func (e *Engine) ProjectSignature(ctx context.Context, project string) (string, error) {
+	const op = "project signature"
+	project, err := e.project(op, project)
+	if err != nil {
+		return "", err
+	}
+	var sig string
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		pv, err := tx.PatternVersion(ctx, project)
+		if err != nil {
+			return err
+		}
+		newest, err := tx.ListOutcomes(ctx, project, store.OutcomeFilter{Limit: 1})
+		if err != nil {
+			return err
+		}
+		errs, err := tx.CountErrors(ctx, project, store.ErrorFilter{})
+		if err != nil {
+			return err
+		}
+		open, err := tx.CountErrors(ctx, project, store.ErrorFilter{UnresolvedOnly: true})
+		if err != nil {
+			return err
+		}
+		tasks, err := tx.ListTasks(ctx, project, store.TaskFilter{Limit: 1})
+		if err != nil {
+			return err
+		}
+		sessions, err := tx.ListExploreSessions(ctx, project, store.ExploreFilter{Limit: 1})
+		if err != nil {
+			return err
+		}
+		last, task, session := "-", "-", "-"
+		if len(newest) > 0 {
+			last = newest[0].ID
+		}
+		if len(tasks) > 0 {
+			task = tasks[0].ID + "@" + tasks[0].UpdatedAt.Format(time.RFC3339Nano)
+		}
+		if len(sessions) > 0 {
+			session = sessions[0].ID + "@" + sessions[0].UpdatedAt.Format(time.RFC3339Nano)
+		}
+		sig = fmt.Sprintf("%d.%d.%s.%d.%d.%s.%s", pv.Version, pv.ResetVersion, last, errs, open, task, session)
+		return nil
+	})
+	return sig, err
+}
+
+// DayCount is one UTC day of outcomes.
+type DayCount struct {
+	Day       time.Time `json:"day"`
+	Total     int       `json:"total"`
+	Succeeded int       `json:"succeeded"`
+}
+
+// maxSeriesOutcomes bounds the outcomes OutcomeSeries reads.
+const maxSeriesOutcomes = 50_000
+
+// OutcomeSeries counts the outcomes that finished on each of the last
+// days UTC days (today included), and how many succeeded. capped reports
+// that the window held more than 50,000 outcomes and only the newest were
+// counted.
+func (e *Engine) OutcomeSeries(ctx context.Context, project string, days int) (series []DayCount, capped bool, err error) {
+	const op = "outcome series"
+	project, err = e.project(op, project)
+	if err != nil {
+		return nil, false, err
+	}
+	if days < 1 || days > 3660 {
+		return nil, false, invalid(op, "days", "must be between 1 and 3660, got %d", days)
+	}
+	now := e.Now()
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	first := today.AddDate(0, 0, -(days - 1))
+	series = make([]DayCount, days)
+	for i := range series {
+		series[i].Day = first.AddDate(0, 0, i)
+	}
+	// A task finishes before it is recorded, so every outcome that finished
+	// in the window was recorded in it.
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		for read := 0; ; {
+			page, err := tx.ListOutcomes(ctx, project, store.OutcomeFilter{Since: first, Limit: 1000, Offset: read})
+			if err != nil {
+				return err
+			}
+			for _, o := range page {
+				i := int(o.Timestamp.UTC().Sub(first) / (24 * time.Hour))
+				if o.Timestamp.Before(first) || i >= days {
+					continue
+				}
+				series[i].Total++
+				if o.Success {
+					series[i].Succeeded++
+				}
+			}
+			read += len(page)
+			if len(page) < 1000 {
+				return nil
+			}
+			if read >= maxSeriesOutcomes {
+				capped = true
+				return nil
+			}
+		}
+	})
+	return series, capped, err
+}

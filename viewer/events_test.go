@@ -1,0 +1,221 @@
+package viewer_test
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/server"
+	"github.com/kaizenhq/kaizen/viewer"
+)
+
+// sseEvent is one server-sent event.
+type sseEvent struct{ name, data string }
+
+// openStream connects to /events and returns a channel of its events,
+// closed when the stream ends.
+func openStream(ctx context.Context, t *testing.T, client *http.Client, url string, header map[string]string) (<-chan sseEvent, *http.Response) {
+	t.Helper()
+	hr, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		hr.Header.Set(k, v)
+	}
+	resp, err := client.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan sseEvent, 16)
+	go func() {
+		defer close(ch)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.name != "" {
+					ch <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.data += strings.TrimPrefix(line, "data: ")
+			}
+		}
+	}()
+	return ch, resp
+}
+
+func next(t *testing.T, ch <-chan sseEvent) sseEvent {
+	t.Helper()
+	select {
+	case ev, ok := <-ch:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+	}
+	return sseEvent{}
+}
+
+// eventually waits for cond, failing after a deadline.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestEventsStreamChanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, resp := openStream(ctx, t, b.ts.Client(), b.ts.URL+"/events?project=proj", nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
+		t.Fatalf("stream: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if resp.Header.Get("Content-Security-Policy") != viewer.ContentSecurityPolicy {
+		t.Errorf("stream CSP %q", resp.Header.Get("Content-Security-Policy"))
+	}
+	first := next(t, ch)
+	if first.name != "version" || first.data == "" {
+		t.Fatalf("first event: %+v", first)
+	}
+	// The page's version matches the stream's until something changes.
+	contains(t, "page version", b.get("/").body, `data-version="`+first.data+`"`)
+
+	// A second stream on another project shares nothing with this one.
+	other, _ := openStream(ctx, t, b.ts.Client(), b.ts.URL+"/events?project=other", nil)
+	next(t, other)
+	eventually(t, "two pollers run", func() bool { return b.viewer.Pollers() == 2 && b.viewer.OpenStreams() == 2 })
+
+	b.record(kaizen.OutcomeInput{TaskID: "bd-1", Patterns: []string{"Split by feature"}})
+	ev := next(t, ch)
+	if ev.name != "version" || ev.data == first.data {
+		t.Fatalf("after an outcome: %+v (before %q)", ev, first.data)
+	}
+	// Resolving an error and a manual action are changes too.
+	e, err := b.engine.RecordError(ctx, kaizen.ErrorInput{TaskID: "bd-1", Message: "boom"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev2 := next(t, ch)
+	if _, err := b.engine.ResolveError(ctx, "proj", e.ID); err != nil {
+		t.Fatal(err)
+	}
+	ev3 := next(t, ch)
+	if _, err := b.engine.PromotePattern(ctx, kaizen.ManualInput{Project: "proj", Pattern: "Split by feature"}); err != nil {
+		t.Fatal(err)
+	}
+	ev4 := next(t, ch)
+	seen := map[string]bool{first.data: true}
+	for _, e := range []sseEvent{ev, ev2, ev3, ev4} {
+		if seen[e.data] {
+			t.Errorf("repeated signature %q", e.data)
+		}
+		seen[e.data] = true
+	}
+	select {
+	case e := <-other:
+		t.Errorf("the other project's stream got %+v", e)
+	default:
+	}
+
+	// The client goes away: its stream and, with the last one, the
+	// project's poller stop.
+	cancel()
+	eventually(t, "streams and pollers stop", func() bool { return b.viewer.OpenStreams() == 0 && b.viewer.Pollers() == 0 })
+}
+
+func TestEventsRequireValidProjectAndAuth(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withToken("tok-0123456789abcdef"))
+	if r := b.do(req{path: "/events?project=" + "%01bad"}); r.status != http.StatusBadRequest {
+		t.Errorf("bad project: %d", r.status)
+	}
+	// Without a session the stream is refused with a plain 401, not a
+	// redirect that EventSource would follow to an HTML page.
+	r := b.do(req{path: "/events", noToken: true, header: map[string]string{"Accept": "text/event-stream"}})
+	if r.status != http.StatusUnauthorized || r.header.Get("Location") != "" {
+		t.Errorf("stream without auth: %d %q", r.status, r.header.Get("Location"))
+	}
+	// HEAD answers the headers and ends.
+	r = b.do(req{method: "HEAD", path: "/events"})
+	if r.status != http.StatusOK || r.header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
+		t.Errorf("HEAD stream: %d %q", r.status, r.header.Get("Content-Type"))
+	}
+	if b.viewer.OpenStreams() != 0 {
+		t.Error("refused streams are counted")
+	}
+}
+
+// TestEventsEndOnShutdown: a server shutdown ends open streams at once,
+// so the graceful drain does not wait for them.
+func TestEventsEndOnShutdown(t *testing.T) {
+	t.Parallel()
+	cfg := kaizen.DefaultConfig()
+	cfg.Home = t.TempDir()
+	cfg.DB = "memory"
+	e, err := kaizen.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	srv, err := server.New(e, server.Options{Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := viewer.Register(srv, viewer.Options{PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	ch, _ := openStream(context.Background(), t, http.DefaultClient, "http://"+ln.Addr().String()+"/events", nil)
+	next(t, ch)
+	eventually(t, "the stream is open", func() bool { return v.OpenStreams() == 1 })
+	began := time.Now()
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("shutdown waited for the event stream")
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("shutdown took %s", d)
+	}
+	for range ch { // the stream ends
+	}
+	if v.OpenStreams() != 0 || v.Pollers() != 0 {
+		t.Errorf("after shutdown: %d streams, %d pollers", v.OpenStreams(), v.Pollers())
+	}
+	// Closing twice is harmless, and new streams are refused.
+	v.Close()
+}

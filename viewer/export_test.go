@@ -1,0 +1,7 @@
+package viewer
+
+// OpenStreams is the number of open event streams, for tests.
+func (v *Viewer) OpenStreams() int { return v.hub.streams() }
+
+// Pollers is the number of running change pollers, for tests.
+func (v *Viewer) Pollers() int { return v.hub.pollers() }
