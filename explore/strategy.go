@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ChoiceMode tells the agent's runtime whether the next model call may, must
@@ -407,7 +408,8 @@ var builtinFS embed.FS
 
 var builtinNames = []string{"bootstrap", "bootstrap-skill", "analyst", "analyst-evidence", "producer", "scan"}
 
-var builtins = func() map[string]Strategy {
+// builtins are parsed on first use, not at program start.
+var builtins = sync.OnceValue(func() map[string]Strategy {
 	m := make(map[string]Strategy, len(builtinNames))
 	for _, name := range builtinNames {
 		data, err := builtinFS.ReadFile("strategies/" + name + ".toml")
@@ -421,7 +423,7 @@ var builtins = func() map[string]Strategy {
 		m[name] = s
 	}
 	return m
-}()
+})
 
 // BuiltinStrategies lists the names of the built-in strategies.
 func BuiltinStrategies() []string { return slices.Clone(builtinNames) }
@@ -429,7 +431,7 @@ func BuiltinStrategies() []string { return slices.Clone(builtinNames) }
 // BuiltinStrategy returns a copy of a built-in strategy: bootstrap,
 // bootstrap-skill, analyst, analyst-evidence, producer or scan.
 func BuiltinStrategy(name string) (Strategy, error) {
-	s, ok := builtins[name]
+	s, ok := builtins()[name]
 	if !ok {
 		return Strategy{}, fmt.Errorf("%w: %q (want one of %s)", ErrUnknownStrategy, name, strings.Join(builtinNames, ", "))
 	}
@@ -439,7 +441,7 @@ func BuiltinStrategy(name string) (Strategy, error) {
 // BuiltinStrategyTOML returns the TOML source of a built-in strategy, a good
 // starting point for a custom one.
 func BuiltinStrategyTOML(name string) ([]byte, error) {
-	if _, ok := builtins[name]; !ok {
+	if _, ok := builtins()[name]; !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownStrategy, name)
 	}
 	return builtinFS.ReadFile("strategies/" + name + ".toml")
@@ -456,7 +458,7 @@ func ResolveStrategy(name string, skillOnly bool) Strategy {
 	default:
 		name = "bootstrap"
 	}
-	return builtins[name].Clone()
+	return builtins()[name].Clone()
 }
 
 // BudgetFor returns the per-pipeline budget for a strategy's pipeline:

@@ -16,7 +16,7 @@
 // Tools live in a registry. A subsystem declares its tools in its own file
 // with define and registers them from an init function:
 //
-//	func init() { registerTools(experienceTools()...) }
+//	func init() { registerTools(experienceTools) }
 //
 // NewServer, and so both transports, serve every registered tool; nothing
 // else changes. learning.go holds the learning system's tools and is the

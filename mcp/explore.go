@@ -16,7 +16,7 @@ import (
 // the tool choice and the one nudge to follow. Each calls one engine
 // method; sessions are persisted, so a daemon restart keeps them.
 
-func init() { registerTools(exploreTools()...) }
+func init() { registerTools(exploreTools) }
 
 type exploreStateInput struct {
 	Project   string `json:"project,omitempty"`

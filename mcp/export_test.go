@@ -6,7 +6,10 @@ import (
 )
 
 // DefinitionProblems exposes the tool definition problems to the tests.
-func DefinitionProblems() []string { return definitionProblems }
+func DefinitionProblems() []string {
+	tools()
+	return definitionProblems
+}
 
 // SyncBuffer is a bytes.Buffer safe for a writer and a reader in
 // different goroutines (a process's stderr, a logger).

@@ -15,7 +15,7 @@ import (
 // maturity, anti-patterns, criteria, strategy extraction, the error
 // accumulator and plan guidance. Each calls one engine method.
 
-func init() { registerTools(learningTools()...) }
+func init() { registerTools(learningTools) }
 
 // Inputs of the engine methods that take positional arguments.
 type (

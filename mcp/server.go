@@ -66,7 +66,7 @@ type env struct {
 // Connect it to any transport; ServeStdio and HTTPHandler do it for stdio
 // and streamable HTTP.
 func NewServer(e *kaizen.Engine, opts Options) *mcpsdk.Server {
-	return newServer(e, opts, true, registry)
+	return newServer(e, opts, true, tools())
 }
 
 func newServer(e *kaizen.Engine, opts Options, askRoots bool, tools []*toolDef) *mcpsdk.Server {
@@ -111,7 +111,7 @@ func (env *env) observe(tool string, d time.Duration, err error) {
 // requests from loopback with a non-loopback Host are refused (DNS
 // rebinding protection).
 func HTTPHandler(e *kaizen.Engine, opts Options) http.Handler {
-	s := newServer(e, opts, false, registry)
+	s := newServer(e, opts, false, tools())
 	limit := opts.MaxBodyBytes
 	if limit <= 0 {
 		limit = DefaultMaxBodyBytes

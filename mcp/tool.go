@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -82,30 +83,46 @@ var commonFields = map[string]field{
 		"or its content, e.g. \"Split by file type\".", required: true},
 }
 
-// registry holds every tool, in registration order.
-var registry []*toolDef
+// toolSets are the registered tool constructors, in registration order.
+// Tools are built on first use rather than at program start (building the
+// schemas takes milliseconds that every short-lived command, such as a
+// client hook, would pay for nothing).
+var toolSets []func() []*toolDef
 
-// definitionProblems are the problems found in tool definitions.
-var definitionProblems []string
+var (
+	registryOnce sync.Once
+	registry     []*toolDef
+	// definitionProblems are the problems found in tool definitions.
+	definitionProblems []string
+)
 
-// registerTools adds tools to the registry; call it from an init function.
-// A duplicate name panics (at program start, so every test catches it).
-func registerTools(defs ...*toolDef) {
-	for _, d := range defs {
-		for _, r := range registry {
-			if r.name == d.name {
-				panic(fmt.Sprintf("mcp: tool %q registered twice", d.name))
+// registerTools adds a subsystem's tools; call it from an init function.
+func registerTools(set func() []*toolDef) { toolSets = append(toolSets, set) }
+
+// tools returns every tool, built on the first call. A duplicate name
+// panics (every test that serves the tools catches it).
+func tools() []*toolDef {
+	registryOnce.Do(func() {
+		for _, set := range toolSets {
+			for _, d := range set() {
+				for _, r := range registry {
+					if r.name == d.name {
+						panic(fmt.Sprintf("mcp: tool %q registered twice", d.name))
+					}
+				}
+				registry = append(registry, d)
 			}
 		}
-		registry = append(registry, d)
-	}
+	})
+	return registry
 }
 
 // ToolNames lists the names of the tools every server serves, in the order
 // tools/list returns them (e.g. to pre-register metric labels).
 func ToolNames() []string {
-	names := make([]string, len(registry))
-	for i, d := range registry {
+	all := tools()
+	names := make([]string, len(all))
+	for i, d := range all {
 		names[i] = d.name
 	}
 	return names
@@ -205,11 +222,24 @@ func (d *toolDef) sdkTool() *mcpsdk.Tool {
 	case destructive:
 		a.DestructiveHint, a.IdempotentHint = &yes, true
 	}
-	t := &mcpsdk.Tool{Name: d.name, Title: d.title, Description: d.description, Annotations: a, InputSchema: d.input}
+	// The schemas are given as JSON: the SDK re-reads a tool's input schema
+	// on every HTTP call (for its parameter headers), and reading bytes costs
+	// a fraction of marshalling a *jsonschema.Schema each time.
+	t := &mcpsdk.Tool{Name: d.name, Title: d.title, Description: d.description, Annotations: a, InputSchema: schemaJSON(d.input)}
 	if d.output != nil {
-		t.OutputSchema = d.output
+		t.OutputSchema = schemaJSON(d.output)
 	}
 	return t
+}
+
+// schemaJSON marshals a schema built by define; failing is a programming
+// error that every test run catches.
+func schemaJSON(s *jsonschema.Schema) json.RawMessage {
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: marshal schema: %v", err))
+	}
+	return data
 }
 
 // decorate applies the tool's field descriptions and constraints to the

@@ -61,19 +61,11 @@ type sessionRow struct {
 }
 
 func (v *Viewer) exploreList(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	search, err := q.str("q")
+	q, search, offset, limit, err := listParams(r, "q")
 	if err != nil {
 		return err
 	}
 	status, err := q.oneOf("status", "", "active")
-	if err != nil {
-		return err
-	}
-	offset, limit, err := q.page()
 	if err != nil {
 		return err
 	}
@@ -309,15 +301,7 @@ func roundMatches(r *explore.RoundRecord, needle string) bool {
 // htmx: the header with budget and timeline (session-live), the rounds
 // table (list) or the nudges (nudges).
 func (v *Viewer) exploreSession(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	search, err := q.str("q")
-	if err != nil {
-		return err
-	}
-	offset, limit, err := q.page()
+	q, search, offset, limit, err := listParams(r, "q")
 	if err != nil {
 		return err
 	}

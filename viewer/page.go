@@ -142,6 +142,19 @@ func (p params) page() (offset, limit int, err error) {
 	return offset, limit, err
 }
 
+// listParams reads what every list page reads first: the query, a text
+// parameter (the search, or a filter such as task) and the page.
+func listParams(r *http.Request, key string) (q params, text string, offset, limit int, err error) {
+	if q, err = queryOf(r); err != nil {
+		return q, "", 0, 0, err
+	}
+	if text, err = q.str(key); err != nil {
+		return q, "", 0, 0, err
+	}
+	offset, limit, err = q.page()
+	return q, text, offset, limit, err
+}
+
 // link builds "path?k=v&…" from key/value pairs, leaving out empty
 // strings, zeros and false (the defaults).
 func link(path string, kv ...any) string {

@@ -138,15 +138,7 @@ type outcomesData struct {
 }
 
 func (v *Viewer) outcomes(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	task, err := q.str("task")
-	if err != nil {
-		return err
-	}
-	offset, limit, err := q.page()
+	_, task, offset, limit, err := listParams(r, "task")
 	if err != nil {
 		return err
 	}
@@ -210,11 +202,7 @@ type patternsData struct {
 var allStates = []learning.MaturityState{learning.Proven, learning.Established, learning.Candidate, learning.Deprecated}
 
 func (v *Viewer) patterns(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	search, err := q.str("q")
+	q, search, offset, limit, err := listParams(r, "q")
 	if err != nil {
 		return err
 	}
@@ -223,10 +211,6 @@ func (v *Viewer) patterns(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	state, err := q.oneOf("state", "", "proven", "established", "candidate", "deprecated")
-	if err != nil {
-		return err
-	}
-	offset, limit, err := q.page()
 	if err != nil {
 		return err
 	}
@@ -307,15 +291,7 @@ type antiPatternsData struct {
 }
 
 func (v *Viewer) antiPatterns(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	search, err := q.str("q")
-	if err != nil {
-		return err
-	}
-	offset, limit, err := q.page()
+	_, search, offset, limit, err := listParams(r, "q")
 	if err != nil {
 		return err
 	}
@@ -347,11 +323,7 @@ type criteriaData struct {
 }
 
 func (v *Viewer) criteria(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	search, err := q.str("q")
+	q, search, offset, limit, err := listParams(r, "q")
 	if err != nil {
 		return err
 	}
@@ -360,10 +332,6 @@ func (v *Viewer) criteria(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	days, err := q.intIn("days", 180, 7, 730)
-	if err != nil {
-		return err
-	}
-	offset, limit, err := q.page()
 	if err != nil {
 		return err
 	}
@@ -433,11 +401,7 @@ type errorRow struct {
 var errorTypes = []learning.ErrorType{"validation", "timeout", "conflict", "tool_failure", "unknown"}
 
 func (v *Viewer) errorList(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	search, err := q.str("q")
+	q, search, offset, limit, err := listParams(r, "q")
 	if err != nil {
 		return err
 	}
@@ -455,10 +419,6 @@ func (v *Viewer) errorList(w http.ResponseWriter, r *http.Request) error {
 	}
 	if status == "" {
 		status = "open"
-	}
-	offset, limit, err := q.page()
-	if err != nil {
-		return err
 	}
 	ctx, cancel := withTimeout(r.Context())
 	defer cancel()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -188,26 +189,17 @@ func errorListCommand(a *app) *cobra.Command {
 		Example: `  kaizen error list --unresolved
   kaizen error list --bead-id bd-123.1 --type validation`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPage(q.Limit, q.Offset); err != nil {
-				return err
-			}
-			e, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			list, err := e.ListErrors(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			return a.print(list, func(w io.Writer) error {
-				return printList(w, "errors", "ID\tBEAD_ID\tTYPE\tRESOLVED\tTIMESTAMP\tMESSAGE",
-					list.Items, list.Total, func(x learning.ErrorEntry) string {
-						return fmt.Sprintf("%s\t%s\t%s\t%t\t%s\t%s", x.ID, x.TaskID, x.Type, x.Resolved,
-							x.Timestamp.Format(time.RFC3339), oneLine(x.Message))
-					})
-			})
-		},
+		RunE: runList(a, &q.Limit, &q.Offset, "errors", "ID\tBEAD_ID\tTYPE\tRESOLVED\tTIMESTAMP\tMESSAGE",
+			func(ctx context.Context, e *kaizen.Engine) (listed[learning.ErrorEntry], error) {
+				l, err := e.ListErrors(ctx, q)
+				if err != nil {
+					return listed[learning.ErrorEntry]{}, err
+				}
+				return listed[learning.ErrorEntry]{l, l.Items, l.Total}, nil
+			}, func(x learning.ErrorEntry) string {
+				return fmt.Sprintf("%s\t%s\t%s\t%t\t%s\t%s", x.ID, x.TaskID, x.Type, x.Resolved,
+					x.Timestamp.Format(time.RFC3339), oneLine(x.Message))
+			}),
 	}
 	f := cmd.Flags()
 	beadIDFlag(cmd, &q.TaskID, "only errors of this task")

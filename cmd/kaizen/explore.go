@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -238,30 +239,21 @@ func exploreListCommand(a *app) *cobra.Command {
 	var q kaizen.ExploreQuery
 	cmd := &cobra.Command{
 		Use: "list", Short: "List exploration sessions, most recently updated first", Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPage(q.Limit, q.Offset); err != nil {
-				return err
-			}
-			e, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			res, err := e.ListExploreSessions(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			return a.print(res, func(w io.Writer) error {
-				return printList(w, "sessions", "SESSION\tSTRATEGY\tPHASE\tROUNDS\tTOOL CALLS\tEXIT\tUPDATED", res.Items, res.Total,
-					func(s kaizen.ExploreInfo) string {
-						exit := s.Exit
-						if !s.Done {
-							exit = "(running)"
-						}
-						return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%s\t%s", s.SessionID, s.Strategy, s.Phase, s.Iteration,
-							s.Metrics.TotalToolCalls, exit, s.UpdatedAt.Format(time.RFC3339))
-					})
-			})
-		},
+		RunE: runList(a, &q.Limit, &q.Offset, "sessions", "SESSION\tSTRATEGY\tPHASE\tROUNDS\tTOOL CALLS\tEXIT\tUPDATED",
+			func(ctx context.Context, e *kaizen.Engine) (listed[kaizen.ExploreInfo], error) {
+				l, err := e.ListExploreSessions(ctx, q)
+				if err != nil {
+					return listed[kaizen.ExploreInfo]{}, err
+				}
+				return listed[kaizen.ExploreInfo]{l, l.Items, l.Total}, nil
+			}, func(s kaizen.ExploreInfo) string {
+				exit := s.Exit
+				if !s.Done {
+					exit = "(running)"
+				}
+				return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%s\t%s", s.SessionID, s.Strategy, s.Phase, s.Iteration,
+					s.Metrics.TotalToolCalls, exit, s.UpdatedAt.Format(time.RFC3339))
+			}),
 	}
 	cmd.Flags().BoolVar(&q.ActiveOnly, "active", false, "only sessions that have not ended")
 	pageFlags(cmd, &q.Limit, &q.Offset)

@@ -314,6 +314,21 @@ func TestHookLatency(t *testing.T) {
 	measure("daemon: PostToolUse", daemon, env, "PostToolUse", tool)
 	measure("daemon: SessionStart (guidance)", daemon, env, "SessionStart", start)
 	measure("daemon: UserPromptSubmit (warnings)", daemon, env, "UserPromptSubmit", prompt)
+
+	// Exploration on: each tool call is also a round of the session's
+	// tracker (a new session every 10 calls, so that none ends).
+	explore := func(i int) []byte {
+		return claudeEvent(fmt.Sprintf("explore-%d", i/10), "PostToolUse", map[string]any{"tool_name": "Grep",
+			"tool_input":    map[string]any{"pattern": fmt.Sprint("term", i)},
+			"tool_response": map[string]any{"filenames": []string{fmt.Sprintf("src/f%d.ts", i)}, "numFiles": 1}})
+	}
+	for _, home := range []string{direct, daemon} {
+		if out, err := exec.Command(bin, "--home", home, "--project", "webapp", "explore", "enable", "--strategy", "analyst").CombinedOutput(); err != nil {
+			t.Fatalf("explore enable: %v\n%s", err, out)
+		}
+	}
+	measure("no daemon: PostToolUse, exploration on", direct, nil, "PostToolUse", explore)
+	measure("daemon: PostToolUse, exploration on", daemon, env, "PostToolUse", explore)
 	if log, err := os.ReadFile(filepath.Join(daemon, "hook.log")); err == nil {
 		t.Errorf("problems:\n%s", log)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -209,27 +210,18 @@ func outcomeListCommand(a *app) *cobra.Command {
 		Short:   "List recorded outcomes, newest first",
 		Example: `  kaizen outcome list --bead-id bd-123.1 --limit 10`,
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPage(q.Limit, q.Offset); err != nil {
-				return err
-			}
-			e, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			list, err := e.ListOutcomes(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			return a.print(list, func(w io.Writer) error {
-				return printList(w, "outcomes", "ID\tBEAD_ID\tSUCCESS\tDURATION\tERRORS\tRETRIES\tSCORE\tTYPE\tTIMESTAMP",
-					list.Items, list.Total, func(o learning.Outcome) string {
-						return fmt.Sprintf("%s\t%s\t%t\t%s\t%d\t%d\t%.2f\t%s\t%s", o.ID, o.TaskID, o.Success,
-							time.Duration(o.DurationMs)*time.Millisecond, o.ErrorCount, o.RetryCount,
-							o.Score.Raw, o.Score.Type, o.Timestamp.Format(time.RFC3339))
-					})
-			})
-		},
+		RunE: runList(a, &q.Limit, &q.Offset, "outcomes", "ID\tBEAD_ID\tSUCCESS\tDURATION\tERRORS\tRETRIES\tSCORE\tTYPE\tTIMESTAMP",
+			func(ctx context.Context, e *kaizen.Engine) (listed[learning.Outcome], error) {
+				l, err := e.ListOutcomes(ctx, q)
+				if err != nil {
+					return listed[learning.Outcome]{}, err
+				}
+				return listed[learning.Outcome]{l, l.Items, l.Total}, nil
+			}, func(o learning.Outcome) string {
+				return fmt.Sprintf("%s\t%s\t%t\t%s\t%d\t%d\t%.2f\t%s\t%s", o.ID, o.TaskID, o.Success,
+					time.Duration(o.DurationMs)*time.Millisecond, o.ErrorCount, o.RetryCount,
+					o.Score.Raw, o.Score.Type, o.Timestamp.Format(time.RFC3339))
+			}),
 	}
 	beadIDFlag(cmd, &q.TaskID, "only outcomes of this task")
 	pageFlags(cmd, &q.Limit, &q.Offset)
@@ -400,6 +392,37 @@ func openInput(a *app, path string) (io.Reader, func(), error) {
 
 // printList prints a page of items as a table with a header line and a
 // count, or a short note when the page is empty.
+// listed is a list command's result: what --json prints, its items and
+// the total count.
+type listed[T any] struct {
+	result any
+	items  []T
+	total  int64
+}
+
+// runList is the RunE of a list command: it checks the page flags, calls
+// list on the engine, and prints the result as JSON, or as a table with a
+// row per item under header.
+func runList[T any](a *app, limit, offset *int, noun, header string,
+	list func(context.Context, *kaizen.Engine) (listed[T], error), row func(T) string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := checkPage(*limit, *offset); err != nil {
+			return err
+		}
+		e, err := a.open(cmd.Context())
+		if err != nil {
+			return err
+		}
+		res, err := list(cmd.Context(), e)
+		if err != nil {
+			return err
+		}
+		return a.print(res.result, func(w io.Writer) error {
+			return printList(w, noun, header, res.items, res.total, row)
+		})
+	}
+}
+
 func printList[T any](w io.Writer, noun, header string, items []T, total int64, row func(T) string) error {
 	if len(items) == 0 {
 		_, err := fmt.Fprintf(w, "No %s (%d in total).\n", noun, total)

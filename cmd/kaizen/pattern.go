@@ -36,32 +36,23 @@ func patternListCommand(a *app) *cobra.Command {
   kaizen pattern list --kind anti_pattern
   kaizen pattern list --state proven --search "file type"`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPage(q.Limit, q.Offset); err != nil {
-				return err
-			}
-			q.Kind, q.State = learning.PatternKind(kind), learning.MaturityState(state)
-			e, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			list, err := e.ListPatterns(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			return a.print(list, func(w io.Writer) error {
-				return printList(w, "patterns", "ID\tSTATE\tSUCCESS\tFAILURE\tHELPFUL\tHARMFUL\tMULTIPLIER\tCONTENT",
-					list.Items, list.Total, func(p kaizen.PatternInfo) string {
-						helpful, harmful, mult := "-", "-", "-" // anti-patterns carry no maturity of their own
-						if p.Kind != learning.KindAntiPattern {
-							m := p.Maturity
-							helpful, harmful, mult = fmt.Sprintf("%.2f", m.DecayedHelpful), fmt.Sprintf("%.2f", m.DecayedHarmful), fmt.Sprintf("%.1f", m.Multiplier)
-						}
-						return fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s", p.ID, patternState(p), p.SuccessCount, p.FailureCount,
-							helpful, harmful, mult, patternContent(p))
-					})
-			})
-		},
+		RunE: runList(a, &q.Limit, &q.Offset, "patterns", "ID\tSTATE\tSUCCESS\tFAILURE\tHELPFUL\tHARMFUL\tMULTIPLIER\tCONTENT",
+			func(ctx context.Context, e *kaizen.Engine) (listed[kaizen.PatternInfo], error) {
+				q.Kind, q.State = learning.PatternKind(kind), learning.MaturityState(state)
+				l, err := e.ListPatterns(ctx, q)
+				if err != nil {
+					return listed[kaizen.PatternInfo]{}, err
+				}
+				return listed[kaizen.PatternInfo]{l, l.Items, l.Total}, nil
+			}, func(p kaizen.PatternInfo) string {
+				helpful, harmful, mult := "-", "-", "-" // anti-patterns carry no maturity of their own
+				if p.Kind != learning.KindAntiPattern {
+					m := p.Maturity
+					helpful, harmful, mult = fmt.Sprintf("%.2f", m.DecayedHelpful), fmt.Sprintf("%.2f", m.DecayedHarmful), fmt.Sprintf("%.1f", m.Multiplier)
+				}
+				return fmt.Sprintf("%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s", p.ID, patternState(p), p.SuccessCount, p.FailureCount,
+					helpful, harmful, mult, patternContent(p))
+			}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&kind, "kind", "", "only this kind: pattern or anti_pattern")

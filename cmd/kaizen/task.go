@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -27,27 +28,18 @@ func taskListCommand(a *app) *cobra.Command {
 		Short:   "List tracked tasks, most recently active first",
 		Example: "  kaizen task list --open",
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkPage(q.Limit, q.Offset); err != nil {
-				return err
-			}
-			e, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			list, err := e.ListTasks(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			return a.print(list, func(w io.Writer) error {
-				return printList(w, "tasks", "BEAD_ID\tSOURCE\tSTATE\tDURATION\tPROMPTS\tTOOL CALLS\tFAILURES\tRETRIES\tERRORS\tLAST ACTIVITY",
-					list.Items, list.Total, func(t kaizen.TaskInfo) string {
-						return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s", t.ID, orDash(t.Source), taskState(t),
-							time.Duration(t.DurationMs)*time.Millisecond, t.Prompts, t.ToolCalls, t.ToolFailures,
-							t.RetryCount, t.ErrorCount, t.LastActivityAt.Format(time.RFC3339))
-					})
-			})
-		},
+		RunE: runList(a, &q.Limit, &q.Offset, "tasks", "BEAD_ID\tSOURCE\tSTATE\tDURATION\tPROMPTS\tTOOL CALLS\tFAILURES\tRETRIES\tERRORS\tLAST ACTIVITY",
+			func(ctx context.Context, e *kaizen.Engine) (listed[kaizen.TaskInfo], error) {
+				l, err := e.ListTasks(ctx, q)
+				if err != nil {
+					return listed[kaizen.TaskInfo]{}, err
+				}
+				return listed[kaizen.TaskInfo]{l, l.Items, l.Total}, nil
+			}, func(t kaizen.TaskInfo) string {
+				return fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s", t.ID, orDash(t.Source), taskState(t),
+					time.Duration(t.DurationMs)*time.Millisecond, t.Prompts, t.ToolCalls, t.ToolFailures,
+					t.RetryCount, t.ErrorCount, t.LastActivityAt.Format(time.RFC3339))
+			}),
 	}
 	cmd.Flags().BoolVar(&q.OpenOnly, "open", false, "only tasks without an outcome yet")
 	pageFlags(cmd, &q.Limit, &q.Offset)
