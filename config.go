@@ -14,7 +14,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
 )
 
@@ -37,6 +39,12 @@ type Config struct {
 	Project string `toml:"project"`
 	// Learning holds every threshold of the learning system.
 	Learning learning.Config `toml:"learning"`
+	// Experience holds the switches and thresholds of the experience
+	// system (seed 001).
+	Experience experience.Config `toml:"experience"`
+	// Model selects the chat models and the embedder (package model); its
+	// environment variables (KAIZEN_MODEL_*) are read by model.Config.ApplyEnv.
+	Model model.Config `toml:"model"`
 	// Server configures `kaizen serve`.
 	Server ServerConfig `toml:"server"`
 
@@ -48,6 +56,10 @@ type Config struct {
 	// Store, when set, is used instead of opening DB. The engine does not
 	// close a store it was given.
 	Store store.Store `toml:"-"`
+	// Chat and Embedder, when set, replace the models built from Model
+	// (tests and embedding programs).
+	Chat     model.Chat     `toml:"-"`
+	Embedder model.Embedder `toml:"-"`
 }
 
 // ServerConfig configures the daemon.
@@ -65,9 +77,10 @@ const DefaultAddr = "127.0.0.1:7411"
 // default home.
 func DefaultConfig() Config {
 	return Config{
-		Home:     DefaultHome(),
-		Learning: learning.DefaultConfig(),
-		Server:   ServerConfig{Addr: DefaultAddr},
+		Home:       DefaultHome(),
+		Learning:   learning.DefaultConfig(),
+		Experience: experience.DefaultConfig(),
+		Server:     ServerConfig{Addr: DefaultAddr},
 	}
 }
 
@@ -116,6 +129,12 @@ func (c Config) Validate() error {
 	if err := c.Learning.Validate(); err != nil {
 		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}
 	}
+	if err := c.Experience.Validate(); err != nil {
+		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}
+	}
+	if err := c.Model.Validate(); err != nil {
+		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}
+	}
 	if c.Project != "" {
 		if err := validProject(c.Project); err != nil {
 			return &Error{Op: "validate config", Kind: KindInvalid, Field: "project", Message: err.Error()}
@@ -153,6 +172,9 @@ func applyEnv(cfg *Config, lookup func(string) (string, bool)) error {
 	if t, ok := lookup("KAIZEN_TOKEN"); ok && t != "" {
 		cfg.Server.Token = t
 	}
+	if err := cfg.Model.ApplyEnv(lookup); err != nil {
+		return &Error{Op: "load config", Kind: KindInvalid, Message: err.Error(), Err: err}
+	}
 	return nil
 }
 
@@ -166,7 +188,12 @@ func walkEnv(v reflect.Value, prefix string, fn func(string, reflect.Value) erro
 		}
 		name := prefix + "_" + strings.ToUpper(tag)
 		fv := v.Field(i)
-		if fv.Kind() == reflect.Struct {
+		switch {
+		case f.Type == reflect.TypeFor[model.Config](), fv.Kind() == reflect.Map:
+			// model.Config reads its own variables (KAIZEN_MODEL_*);
+			// tables keyed by name have no environment form.
+			continue
+		case fv.Kind() == reflect.Struct:
 			if err := walkEnv(fv, name, fn); err != nil {
 				return err
 			}

@@ -31,6 +31,7 @@ type Engine struct {
 	now    func() time.Time
 	logger *slog.Logger
 	cache  *patternCache
+	x      *expState
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -56,6 +57,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if err := e.checkHalfLives(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	x, err := newExpState(cfg)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.x = x
+	if err := e.checkEmbedder(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}

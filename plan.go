@@ -92,6 +92,7 @@ func (e *Engine) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guid
 	if err != nil {
 		return nil, err
 	}
+	g.Sections = append(g.Sections, e.guidanceSections(ctx, in)...)
 	return &g, nil
 }
 

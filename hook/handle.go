@@ -62,12 +62,18 @@ type Handler struct {
 	// session start (default 5).
 	GuidanceLimit int
 	Advisors      []Advisor
+	// Experience, when set, captures prompts, final replies and tool
+	// failures as turns of the session's task, and injects what recall
+	// finds about a prompt (see ExperienceBackend).
+	Experience ExperienceBackend
 }
 
 // Handle records the event as a task event of the session's task and
 // returns what to inject: plan guidance at session start, the warnings of
-// a prompt that mentions an anti-pattern or deprecated pattern, and the
-// advisors' advice after tool calls and stops.
+// a prompt that mentions an anti-pattern or deprecated pattern and the
+// experience recalled about it, and the advisors' advice after tool calls
+// and stops. A failure of the experience system or of an advisor is
+// returned with the response; the event is recorded all the same.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Response, error) {
 	spec, err := lookupEvent(ev.Client, ev.Name)
 	if err != nil {
@@ -114,12 +120,21 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Response, error) {
 		}
 		out.Context = PromptContext(g)
 	}
+	var errs []error
+	if h.Experience != nil {
+		// spec.warnings marks the prompt events whose answer the client
+		// adds to the context (not Cursor's beforeSubmitPrompt).
+		recalled, err := h.experience(ctx, ev, spec.warnings)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("experience: %w", err))
+		}
+		out.Context = joinText(out.Context, recalled)
+	}
 	if ev.Kind == KindTool || ev.Kind == KindToolFailure || ev.Kind == KindStop {
-		var errs []error
 		for _, a := range h.Advisors {
 			adv, err := a.Advise(ctx, AdviceInput{Project: h.Project, Event: ev, Task: res.Task})
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, fmt.Errorf("advisor: %w", err))
 				continue
 			}
 			out.Context = joinText(out.Context, adv.Context)
@@ -127,12 +142,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Response, error) {
 				out.Continue = joinText(out.Continue, adv.Continue)
 			}
 		}
-		if err := errors.Join(errs...); err != nil {
-			return out, fmt.Errorf("advisor: %w", err)
-		}
 	}
 	out.Context = truncate(out.Context, maxInjected)
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func (h *Handler) limit() int {

@@ -49,6 +49,25 @@ var wantRequired = map[string][]string{
 	"explore_start":     {"session_id"},
 	"explore_event":     {"session_id", "events"},
 	"explore_state":     {"session_id"},
+	// the experience system (experience_test.go)
+	"capture":            {"bead_id", "turns"},
+	"extract_signals":    {"bead_id"},
+	"list_signals":       nil,
+	"extract_experience": {"bead_id"},
+	"get_experience":     {"bead_id"},
+	"list_experiences":   nil,
+	"extraction_request": {"bead_id"},
+	"extraction_submit":  {"bead_id", "result"},
+	"list_heuristics":    nil,
+	"get_heuristic":      {"heuristic_id"},
+	"heuristic_feedback": {"heuristic_id", "verdict"},
+	"heuristic_action":   {"heuristic_id", "action"},
+	"recall":             {"query"},
+	"list_recalls":       nil,
+	"list_skills":        nil,
+	"get_skill":          {"skill"},
+	"generate_skill":     {"bead_id"},
+	"set_skill_status":   {"skill", "status"},
 }
 
 func TestToolDefinitions(t *testing.T) {
@@ -148,7 +167,8 @@ func TestToolSchemas(t *testing.T) {
 			}
 			readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
 			writes := strings.HasPrefix(name, "record_") || slices.Contains([]string{"observe_pattern", "promote_pattern",
-				"deprecate_pattern", "reset_pattern", "resolve_error", "explore_start", "explore_event"}, name)
+				"deprecate_pattern", "reset_pattern", "resolve_error", "explore_start", "explore_event"}, name) ||
+				slices.Contains(experienceWriters, name)
 			if readOnly == writes {
 				t.Errorf("readOnlyHint %v for a tool that writes: %v", readOnly, writes)
 			}
@@ -390,6 +410,9 @@ func TestEveryToolEndToEnd(t *testing.T) {
 	if xs.Iteration != 1 || xs.Metrics.TotalToolCalls != 1 || xs.Strategy != kaizen.DefaultExploreStrategy {
 		t.Errorf("exploration %+v", xs)
 	}
+
+	// The experience system, through the agent-as-extractor flow.
+	exerciseExperienceTools(t, b)
 
 	// The hook saw every tool succeed at least once, with a duration.
 	succeeded := map[string]bool{}

@@ -412,10 +412,14 @@ func errorResult(tool string, err error) *mcpsdk.CallToolResult {
 	}
 	fmt.Fprintf(&b, ": %s.", strings.TrimSuffix(msg, "."))
 	hint := ke.Hint
-	if hint == "" {
+	next := ke.Next != "" && hasTool(ke.Next)
+	switch {
+	case next && hint == "" && ke.Kind == kaizen.KindNotFound:
+		hint = "check the id or content with the " + ke.Next + " tool"
+	case hint == "":
 		hint = defaultHints[ke.Kind]
 	}
-	if ke.Next != "" && hasTool(ke.Next) {
+	if next && !strings.Contains(hint, ke.Next) {
 		hint = strings.TrimSuffix(hint, ".") + " (call the " + ke.Next + " tool)"
 	}
 	if hint != "" {

@@ -45,7 +45,7 @@ func (s *Server) apiRoutes() []Route {
 		api("GET /api/v1/export", s.export),
 		{Pattern: "POST /api/v1/import", Handler: s.api(s.importJSONL), MaxBodyBytes: s.opts.MaxImportBytes},
 		api("POST /api/v1/rebuild", s.rebuild),
-	}, append(s.taskRoutes(), s.exploreRoutes()...)...)
+	}, append(append(s.taskRoutes(), s.exploreRoutes()...), s.experienceRoutes()...)...)
 }
 
 func observeProject(in *kaizen.ObserveInput) *string { return &in.Project }

@@ -10,7 +10,8 @@ import (
 
 func TestSessionExpiry(t *testing.T) {
 	t.Parallel()
-	e, err := kaizen.Open(context.Background(), kaizen.Config{DB: "memory", Learning: kaizen.DefaultConfig().Learning})
+	e, err := kaizen.Open(context.Background(), kaizen.Config{DB: "memory", Learning: kaizen.DefaultConfig().Learning,
+		Experience: kaizen.DefaultConfig().Experience})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 // Package store defines kaizen's storage contract: a transactional [Store]
 // whose [Tx] exposes the seed's storage interfaces (feedback, errors,
-// patterns, maturity) plus outcomes, observations, criteria and metadata.
+// patterns, maturity) plus outcomes, observations, criteria and metadata,
+// and the experience system's storage ([ExperienceStorage]: turns, signals,
+// heuristics, skills, recalls, embeddings and full text).
 //
 // Backends live in subpackages (store/memory, store/sqlite, store/postgres)
 // and all pass the same conformance suite, store/storetest. The engine keeps
@@ -57,6 +59,7 @@ type Tx interface {
 	ErrorStorage
 	TaskStorage
 	ExploreStorage
+	ExperienceStorage
 	MetaStorage
 }
 

@@ -124,7 +124,7 @@ func (v *Viewer) Routes() []server.Route {
 		return server.Route{Pattern: pattern, Handler: v.handle(h), Session: true,
 			Unauthorized: http.HandlerFunc(v.toLogin), MaxBodyBytes: maxFormBytes}
 	}
-	return []server.Route{
+	routes := []server.Route{
 		page("GET /{$}", v.overview),
 		page("GET /outcomes", v.outcomes),
 		page("GET /patterns", v.patterns),
@@ -145,6 +145,7 @@ func (v *Viewer) Routes() []server.Route {
 		{Pattern: "POST /login", Handler: v.handle(v.login), Public: true, MaxBodyBytes: maxFormBytes},
 		{Pattern: "GET /static/{file}", Handler: v.handle(v.serveStatic), Public: true},
 	}
+	return append(routes, v.xpRoutes(page)...)
 }
 
 // maxFormBytes bounds the bodies of the viewer's forms.

@@ -28,6 +28,7 @@ type benchReport struct {
 	Guidance *guidanceReport     `json:"guidance,omitempty"`
 	Decay    *decayReport        `json:"decay,omitempty"`
 	MCP      *mcpReport          `json:"mcp,omitempty"`
+	Recall   *recallReport       `json:"recall,omitempty"`
 	RSSMiB   float64             `json:"rss_mib,omitempty"`
 	PeakMiB  float64             `json:"peak_rss_mib,omitempty"`
 }
@@ -48,6 +49,17 @@ type mcpReport struct {
 	Lost   int64 `json:"outcomes_lost"`
 }
 
+type recallReport struct {
+	Heuristics int                `json:"heuristics"`
+	Memories   int                `json:"memories"`
+	Embedder   string             `json:"embedder"`
+	PopulateS  float64            `json:"populate_seconds"`
+	Recall     bench.RecallResult `json:"recall"`
+	Merge      bench.MergeResult  `json:"merge"`
+	RSSMiB     float64            `json:"rss_mib,omitempty"`
+	PeakRSSMiB float64            `json:"peak_rss_mib,omitempty"`
+}
+
 type decayReport struct {
 	Events      int           `json:"events"`
 	Incremental time.Duration `json:"incremental"`
@@ -61,6 +73,8 @@ func benchCommand(a *app) *cobra.Command {
 		duration                time.Duration
 		patterns, events, calls int
 		decayEvents, mcpClients int
+		heuristics, memories    int
+		recalls, merges         int
 		only, cpuProfile        string
 		keep                    bool
 	)
@@ -80,6 +94,10 @@ print the results:
             for --duration, each recording outcomes and asking for guidance:
             calls per second, per-tool latency percentiles, and the outcomes
             acknowledged against those stored (none may be lost)
+  recall    a store of --heuristics heuristics and --memories captured memories
+            (offline embedder unless one is configured): recall latency, cold and
+            warm percentiles, then --merges experiences of three lessons each
+            merged with dedup against them, and memory
 
 The default database is a new SQLite file in a temporary directory, removed
 afterwards (--keep keeps it). Results are approximate on a shared machine;
@@ -87,7 +105,8 @@ docs/BENCHMARKS.md lists published runs.`,
 		Example: `  kaizen bench
   kaizen bench --only guidance --patterns 10000 --events 1000000
   kaizen bench --only record --callers 16 --duration 30s --json
-  kaizen bench --only mcp --mcp-clients 100 --duration 30s`,
+  kaizen bench --only mcp --mcp-clients 100 --duration 30s
+  kaizen bench --only recall --heuristics 100000 --memories 100000`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -118,9 +137,9 @@ docs/BENCHMARKS.md lists published runs.`,
 			}
 			want := func(s string) bool { return only == "" || only == s }
 			switch only {
-			case "", "record", "guidance", "decay", "mcp":
+			case "", "record", "guidance", "decay", "mcp", "recall":
 			default:
-				return usageError{fmt.Errorf("--only %q: want record, guidance, decay or mcp", only)}
+				return usageError{fmt.Errorf("--only %q: want record, guidance, decay, mcp or recall", only)}
 			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
@@ -197,6 +216,13 @@ docs/BENCHMARKS.md lists published runs.`,
 				g.RSSMiB, g.PeakRSSMiB, _ = bench.Memory()
 				rep.Guidance = g
 			}
+			if want("recall") {
+				r, err := benchRecall(ctx, cfg, now, heuristics, memories, recalls, merges, progress)
+				if err != nil {
+					return err
+				}
+				rep.Recall = r
+			}
 			rep.RSSMiB, rep.PeakMiB, _ = bench.Memory()
 			return a.print(rep, func(w io.Writer) error { return printBench(w, rep) })
 		},
@@ -208,7 +234,11 @@ docs/BENCHMARKS.md lists published runs.`,
 	f.IntVar(&events, "events", 1_000_000, "feedback events in the guidance store")
 	f.IntVar(&calls, "calls", 1000, "plan guidance calls to time")
 	f.IntVar(&decayEvents, "decay-events", 10_000, "events of the decay comparison")
-	f.StringVar(&only, "only", "", "run one scenario: record, guidance, decay or mcp")
+	f.StringVar(&only, "only", "", "run one scenario: record, guidance, decay, mcp or recall")
+	f.IntVar(&heuristics, "heuristics", 100_000, "heuristics in the recall store")
+	f.IntVar(&memories, "memories", 100_000, "captured memories in the recall store")
+	f.IntVar(&recalls, "recalls", 500, "recalls to time")
+	f.IntVar(&merges, "merges", 100, "experiences to merge with dedup in the recall store")
 	f.IntVar(&mcpClients, "mcp-clients", 100, "concurrent MCP clients of the mcp scenario")
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
@@ -237,6 +267,12 @@ func printBench(w io.Writer, r benchReport) error {
 		if x.FirstErr != "" {
 			fmt.Fprintf(w, "  first error: %s\n", x.FirstErr)
 		}
+	}
+	if x := r.Recall; x != nil {
+		fmt.Fprintf(w, "\nrecall: %d heuristics + %d memories, embedder %s (populated in %.0fs)\n  cold (first call, loads the vector indexes) %s\n  warm %s, %.1f items injected per recall\n",
+			x.Heuristics, x.Memories, x.Embedder, x.PopulateS, x.Recall.Cold.Round(time.Millisecond), x.Recall.Warm, x.Recall.Injected)
+		fmt.Fprintf(w, "  merge with dedup: %d experiences, %d lessons %v\n  per experience %s\n  rss %.0f MiB (peak %.0f MiB)\n",
+			x.Merge.Experiences, x.Merge.Candidates, x.Merge.Actions, x.Merge.Latency, x.RSSMiB, x.PeakRSSMiB)
 	}
 	if g := r.Guidance; g != nil {
 		fmt.Fprintf(w, "\nguidance: %d patterns, %d feedback events (populated in %.0fs)\n  cold (first call, loads the cache) %s\n  warm %s\n  rss %.0f MiB (peak %.0f MiB)\n",
@@ -281,4 +317,42 @@ func benchMCP(cmd *cobra.Command, cfg kaizen.Config, clients int, d time.Duratio
 		return nil, err
 	}
 	return &mcpReport{MCPResult: res, Stored: list.Total, Lost: res.Recorded - list.Total}, nil
+}
+
+// benchRecall populates an experience store and measures recall and
+// insertion with dedup.
+func benchRecall(ctx context.Context, cfg kaizen.Config, now time.Time, heuristics, memories, recalls, merges int,
+	progress func(string, ...any)) (*recallReport, error) {
+	rcfg := cfg
+	rcfg.Now = func() time.Time { return now }
+	e, err := kaizen.Open(ctx, rcfg)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	const project = "bench-recall"
+	r := &recallReport{Heuristics: heuristics, Memories: memories, Embedder: e.EmbedderID()}
+	progress("recall: populating %d heuristics and %d memories…", heuristics, memories)
+	t0, last := time.Now(), time.Now()
+	err = bench.PopulateExperience(ctx, e, bench.ExperienceSpec{Project: project, Heuristics: heuristics,
+		Memories: memories, Now: now, Seed: 1}, func(done, total int) {
+		if time.Since(last) > 5*time.Second {
+			progress("  %d/%d items", done, total)
+			last = time.Now()
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.PopulateS = time.Since(t0).Seconds()
+	progress("recall: %d recalls…", recalls)
+	if r.Recall, err = bench.Recall(ctx, e, project, recalls); err != nil {
+		return nil, err
+	}
+	progress("recall: %d experiences merged with dedup…", merges)
+	if r.Merge, err = bench.Merge(ctx, e, project, merges); err != nil {
+		return nil, err
+	}
+	r.RSSMiB, r.PeakRSSMiB, _ = bench.Memory()
+	return r, nil
 }

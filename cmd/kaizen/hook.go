@@ -158,6 +158,9 @@ func (a *app) hookWork(ctx context.Context, c hook.Client, name string) hookResu
 	}
 	defer closeBackend()
 	h := &hook.Handler{Backend: backend, Project: cfg.Project, Advisors: hookAdvisors(backend)}
+	if xb, ok := backend.(hook.ExperienceBackend); ok {
+		h.Experience = xb // capture prompts and answers, inject recall
+	}
 	resp, err := h.Handle(ctx, ev)
 	if err != nil {
 		return hookResult{ev: ev, via: via, err: fmt.Errorf("%s (via %s, project %s)", err, via, cfg.Project)}

@@ -196,6 +196,13 @@ var nextCommands = map[string]string{
 	"list_outcomes": "kaizen outcome list",
 	"reset_pattern": "kaizen pattern reset",
 	"explore_start": "kaizen explore start",
+	// The experience system (xp*.go).
+	"capture":            "kaizen capture",
+	"extraction_request": "kaizen experience request",
+	"extract_experience": "kaizen experience extract",
+	"get_experience":     "kaizen experience show",
+	"list_heuristics":    "kaizen heuristic list",
+	"list_skills":        "kaizen skill list",
 }
 
 // fail reports err and returns the exit code for it: with --json the error
@@ -225,7 +232,11 @@ func (a *app) fail(err error) int {
 	}
 	if cmd, ok := nextCommands[ke.Next]; ok && !a.json {
 		c := *ke
-		c.Hint = strings.TrimSuffix(c.Hint, ".") + "; see `" + cmd + "`"
+		if c.Hint == "" {
+			c.Hint = "see `" + cmd + "`"
+		} else {
+			c.Hint = strings.TrimSuffix(c.Hint, ".") + "; see `" + cmd + "`"
+		}
 		ke = &c
 	}
 	if a.json {

@@ -141,7 +141,8 @@ func (t *tx) SetMeta(ctx context.Context, key, value string) error {
 }
 
 // Projects implements store.MetaStorage: the projects holding an outcome,
-// pattern, criterion, error, task or exploration session, in bytewise order.
+// pattern, criterion, error, task, exploration session or experience data,
+// in bytewise order.
 func (t *tx) Projects(ctx context.Context) ([]string, error) {
 	if err := t.alive(ctx); err != nil {
 		return nil, err

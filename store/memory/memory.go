@@ -139,6 +139,9 @@ type project struct {
 	// patternVersion the version at which each pattern last changed.
 	version, resetVersion int64
 	patternVersion        map[string]int64
+
+	// exp holds the experience system's records (experience.go).
+	exp *experienceData
 }
 
 func newProject() *project {
@@ -156,13 +159,15 @@ func newProject() *project {
 		tasks:                     map[string]*learning.Task{},
 		explore:                   map[string]*store.ExploreSession{},
 		patternVersion:            map[string]int64{},
+		exp:                       newExperienceData(),
 	}
 }
 
 // listed reports whether the project holds a record that makes
 // MetaStorage.Projects list it.
 func (p *project) listed() bool {
-	return len(p.outcomes)+len(p.patterns)+len(p.criteria)+len(p.errors)+len(p.tasks)+len(p.explore) > 0
+	return len(p.outcomes)+len(p.patterns)+len(p.criteria)+len(p.errors)+len(p.tasks)+len(p.explore) > 0 ||
+		p.exp.listed()
 }
 
 // tx is the store.Tx of one Update (undo != nil) or View (undo == nil).

@@ -110,7 +110,8 @@ func (t *Tx) SetMeta(ctx context.Context, key, value string) error {
 	return err
 }
 
-// Projects implements store.MetaStorage.
+// Projects implements store.MetaStorage: projects with learning records
+// or experience data.
 func (t *Tx) Projects(ctx context.Context) ([]string, error) {
 	if err := t.flushFirst(ctx); err != nil {
 		return nil, err
@@ -120,5 +121,11 @@ func (t *Tx) Projects(ctx context.Context) ([]string, error) {
 		return p, s.Scan(&p)
 	}, `SELECT project FROM outcomes UNION SELECT project FROM patterns UNION SELECT project FROM criteria
 		UNION SELECT project FROM errors UNION SELECT project FROM tasks UNION SELECT project FROM explore_sessions
+		UNION SELECT project FROM experience_turns UNION SELECT project FROM feedback_signals
+		UNION SELECT project FROM task_experiences UNION SELECT project FROM heuristics
+		UNION SELECT project FROM heuristic_evidence UNION SELECT project FROM heuristic_support
+		UNION SELECT project FROM heuristic_feedback UNION SELECT project FROM recalls
+		UNION SELECT project FROM skills UNION SELECT project FROM skill_versions
+		UNION SELECT project FROM embeddings UNION SELECT project FROM search_docs
 		ORDER BY 1`)
 }

@@ -40,7 +40,22 @@ type Dialect struct {
 	// per-transaction cache written at Flush (see cache.go). The backend
 	// must call Flush before committing and Mark/Undo around savepoints.
 	CacheAggregates bool
+	// FullText is the full-text engine of the experience search documents.
+	FullText FullTextEngine
 }
+
+// FullTextEngine names how a dialect indexes search documents.
+type FullTextEngine int
+
+// Full-text engines.
+const (
+	// FTS5 is SQLite's FTS5 (an external-content table kept by triggers),
+	// ranked by bm25().
+	FTS5 FullTextEngine = iota + 1
+	// TSVector is PostgreSQL's tsvector with a GIN index, ranked by
+	// ts_rank.
+	TSVector
+)
 
 // SQLite is the dialect of modernc.org/sqlite.
 var SQLite = Dialect{
@@ -49,6 +64,7 @@ var SQLite = Dialect{
 	ContentIndex:    " INDEXED BY patterns_content_hash",
 	CacheStatements: true,
 	CacheAggregates: true,
+	FullText:        FTS5,
 }
 
 // Postgres is the dialect of PostgreSQL through pgx.
@@ -57,6 +73,7 @@ var Postgres = Dialect{
 	Numbered:  true,
 	ForUpdate: " FOR UPDATE",
 	TagMatch:  "(tags::jsonb @> jsonb_build_array(?::text))",
+	FullText:  TSVector,
 }
 
 // rebind rewrites "?" placeholders into "$n" for numbered dialects. Queries

@@ -192,6 +192,10 @@ async function scenario(names) {
   assert.equal(st.data.metrics.unique_files, 1);
   await fail("explore_event", { session_id: "ts-explore", events: [{ type: "jump" }] }, "jump");
 
+  // The experience system, the agent being the extractor (the server has
+  // no chat model: generate_skill says so and names extraction_request).
+  await experienceScenario();
+
   // Bad input: isError results naming the field, never protocol errors.
   await fail("record_outcome", { bead_id: "ts-bad", duration_ms: -5, success: true }, '"duration_ms"', ">= 0");
   await fail("record_outcome", { duration_ms: 5, success: true }, '"bead_id"');
@@ -206,8 +210,81 @@ async function scenario(names) {
   const other = await ok("list_outcomes", { project: "ts-other-project" });
   assert.equal(other.data.total, 0, "projects are isolated");
 
-  for (const n of names) assert.ok(succeeded.has(n), `tool ${n} was not called successfully`);
+  for (const n of names) {
+    if (NEEDS_CHAT_MODEL.includes(n)) continue;
+    assert.ok(succeeded.has(n), `tool ${n} was not called successfully`);
+  }
   return project;
+}
+
+// Tools that need a chat model on the server; the scenario's server has none.
+const NEEDS_CHAT_MODEL = ["generate_skill"];
+
+async function experienceScenario() {
+  const task = "ts-proto";
+  const turns = [
+    { role: "user", content: "Add an email field to the User message.", turn_id: "t1" },
+    { role: "assistant", content: "I edited gen/user.pb.go directly to add the field.", turn_id: "t1" },
+    { role: "user", content: "不要改生成的文件. Don't edit generated files: change proto/user.proto and run make generate.", turn_id: "t2" },
+    { role: "assistant", content: "Changed proto/user.proto and ran make generate; the tests pass.", turn_id: "t2" },
+  ];
+  const cap = await ok("capture", { bead_id: task, source: "ts", turns });
+  assert.equal(cap.data.stored, 4);
+  const sigs = await ok("extract_signals", { bead_id: task, extractor: "rules" });
+  assert.ok(sigs.data.signals.length > 0, sigs.text);
+  const sigList = await ok("list_signals", { bead_id: task });
+  assert.equal(sigList.data.total, sigs.data.signals.length);
+  const noModel = await ok("extract_experience", { bead_id: task });
+  assert.ok(noModel.text.includes("extraction_request"), noModel.text);
+
+  const req = await ok("extraction_request", { bead_id: task });
+  assert.equal(req.data.schema.type, "object");
+  assert.ok(req.text.includes("Call extraction_submit"), req.text);
+  const sub = await ok("extraction_submit", {
+    bead_id: task, kind: "experience", result: {
+      goal: "Add an email field to the User message",
+      working_approach: "change proto/user.proto, then run make generate",
+      transferable_heuristics: [{
+        kind: "avoid", trigger: "changing protobuf generated code under gen/",
+        rule: "never edit generated files under gen/; change the .proto file and run make generate",
+        why: "the generator overwrites hand edits", evidence: "不要改生成的文件",
+      }],
+    },
+  });
+  const hid = sub.data.experience.heuristics[0].heuristic_id;
+  await ok("get_experience", { bead_id: task });
+  const exps = await ok("list_experiences", {});
+  assert.equal(exps.data.total, 1);
+  const hs = await ok("list_heuristics", { status: ["candidate"] });
+  assert.equal(hs.data.heuristics[0].id, hid);
+  await ok("get_heuristic", { heuristic_id: hid });
+
+  const rec = await ok("recall", { query: "edit the generated protobuf files under gen/", bead_id: "ts-next" });
+  assert.equal(rec.data.heuristics[0].id, hid);
+  assert.ok(rec.text.startsWith("## Experience from past tasks (kaizen)"), rec.text);
+  const fb = await ok("heuristic_feedback", { heuristic_id: hid, verdict: "helpful", recall_id: rec.data.recall_id });
+  assert.equal(fb.data.heuristic.helpful_count, 1);
+  const recalls = await ok("list_recalls", { bead_id: "ts-next" });
+  assert.equal(recalls.data.total, 1);
+
+  await ok("extraction_request", { bead_id: task, kind: "skill" });
+  const skill = await ok("extraction_submit", {
+    bead_id: task, kind: "skill", result: {
+      name: "regenerate-protobuf-code", description: "Change protobuf messages through their .proto files.",
+      when_to_use: "When a change touches generated protobuf code.", steps: ["Edit proto/*.proto", "Run make generate"],
+      heuristic_ids: [hid],
+    },
+  });
+  const name = skill.data.skill.skill.name;
+  await ok("set_skill_status", { skill: name, status: "active" });
+  const skills = await ok("list_skills", { status: "active" });
+  assert.equal(skills.data.total, 1);
+  const doc = await ok("get_skill", { skill: name });
+  assert.ok(doc.text.includes("make generate"), doc.text);
+  await fail("generate_skill", { bead_id: task }, "no chat model", "extraction_request");
+  const archived = await ok("heuristic_action", { heuristic_id: hid, action: "archive", reason: "moved to buf" });
+  assert.equal(archived.data.heuristic.status, "archived");
+  await fail("heuristic_feedback", { heuristic_id: hid, verdict: "fine" }, '"verdict"');
 }
 
 async function afterRestart() {

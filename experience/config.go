@@ -1,0 +1,203 @@
+package experience
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Config holds every switch and threshold of the experience system, with
+// the seed's defaults (DefaultConfig). It is the [experience] section of
+// kaizen.toml.
+type Config struct {
+	// ExtractionEnabled turns task-experience extraction on
+	// (experienceExtractionEnabled, default true).
+	ExtractionEnabled bool `toml:"extraction_enabled" json:"extraction_enabled"`
+	// HeuristicsEnabled turns the writing of heuristics from experiences on
+	// (heuristicEnabled, default true).
+	HeuristicsEnabled bool `toml:"heuristics_enabled" json:"heuristics_enabled"`
+	// HeuristicRecallEnabled turns heuristic recall on
+	// (heuristicRecallEnabled, default true).
+	HeuristicRecallEnabled bool `toml:"heuristic_recall_enabled" json:"heuristic_recall_enabled"`
+	// Mode is the extraction mode (experienceMode, default balanced).
+	Mode Mode `toml:"mode" json:"mode"`
+	// RecallTopK is the number of heuristics recall scores for the filter
+	// (heuristicRecallTopK, default 3).
+	RecallTopK int `toml:"recall_top_k" json:"recall_top_k"`
+	// Weights are the three factors of the heuristic recall score
+	// (heuristicScoringWeights: 0.45 topic, 0.35 trigger, 0.20 quality).
+	Weights Weights `toml:"weights" json:"weights"`
+	// Merge holds the dedup/merge thresholds of new heuristic candidates.
+	Merge MergeThresholds `toml:"merge" json:"merge"`
+	// Lifecycle holds the heuristic promotion and demotion rules.
+	Lifecycle Lifecycle `toml:"lifecycle" json:"lifecycle"`
+	// Filter holds the limits of what one recall injects.
+	Filter Filter `toml:"filter" json:"filter"`
+	// MinSignalConfidence drops feedback signals below it (0.5).
+	MinSignalConfidence float64 `toml:"min_signal_confidence" json:"min_signal_confidence"`
+	// RRFK is the k of reciprocal rank fusion of the full-text and vector
+	// channels (60).
+	RRFK int `toml:"rrf_k" json:"rrf_k"`
+}
+
+// Weights are the factors of the heuristic recall score:
+// score = Topic·topic_similarity + Trigger·trigger_signal_similarity + Quality·quality_weight.
+type Weights struct {
+	Topic   float64 `toml:"topic" json:"topic"`
+	Trigger float64 `toml:"trigger" json:"trigger"`
+	Quality float64 `toml:"quality" json:"quality"`
+}
+
+// MergeThresholds decide what a new heuristic candidate does, by its
+// highest cosine similarity s to an existing heuristic: s ≥ Update updates
+// that heuristic (evidence and support), Append ≤ s < Update appends
+// evidence to it, s < Append creates a new candidate. The seed's values
+// (0.85, 0.60) are starting proposals; Calibrated overrides them per
+// embedder id (see docs/experience.md for the calibration).
+type MergeThresholds struct {
+	Update     float64                     `toml:"update" json:"update"`
+	Append     float64                     `toml:"append" json:"append"`
+	Calibrated map[string]MergeCalibration `toml:"calibrated" json:"calibrated,omitempty"`
+}
+
+// MergeCalibration is a pair of thresholds calibrated for one embedder.
+type MergeCalibration struct {
+	Update float64 `toml:"update" json:"update"`
+	Append float64 `toml:"append" json:"append"`
+}
+
+// For returns the thresholds to use with an embedder: its calibration when
+// there is one, else Update and Append.
+func (m MergeThresholds) For(embedder string) MergeCalibration {
+	if c, ok := m.Calibrated[embedder]; ok {
+		return c
+	}
+	return MergeCalibration{Update: m.Update, Append: m.Append}
+}
+
+// Lifecycle holds the heuristic state machine's thresholds.
+type Lifecycle struct {
+	// PromoteSupportTasks and PromoteEvidence: a candidate becomes active
+	// when it has support from at least PromoteSupportTasks tasks and at
+	// least PromoteEvidence evidence records (2 and 3), or when a skill
+	// adopts it.
+	PromoteSupportTasks int64 `toml:"promote_support_tasks" json:"promote_support_tasks"`
+	PromoteEvidence     int64 `toml:"promote_evidence" json:"promote_evidence"`
+	// MisleadingStreak consecutive "misleading" verdicts make a heuristic
+	// stale (3).
+	MisleadingStreak int64 `toml:"misleading_streak" json:"misleading_streak"`
+	// ValidatedWithinDays is the window of the quality weight's "recently
+	// validated" bonus (7).
+	ValidatedWithinDays float64 `toml:"validated_within_days" json:"validated_within_days"`
+}
+
+// Filter holds the limits of one recall's injection: at most MaxMemories
+// memories and MaxHeuristics heuristics, MaxTotal of the two together, and
+// MaxSkills skills; each kind within its character budget.
+type Filter struct {
+	MaxMemories    int `toml:"max_memories" json:"max_memories"`
+	MaxHeuristics  int `toml:"max_heuristics" json:"max_heuristics"`
+	MaxTotal       int `toml:"max_total" json:"max_total"`
+	MaxSkills      int `toml:"max_skills" json:"max_skills"`
+	HeuristicChars int `toml:"heuristic_chars" json:"heuristic_chars"`
+	SkillChars     int `toml:"skill_chars" json:"skill_chars"`
+	MemoryChars    int `toml:"memory_chars" json:"memory_chars"`
+	// MinScore drops candidates scoring below it before the limits apply.
+	MinScore float64 `toml:"min_score" json:"min_score"`
+}
+
+// DefaultConfig returns the seed's defaults.
+func DefaultConfig() Config {
+	return Config{
+		ExtractionEnabled:      true,
+		HeuristicsEnabled:      true,
+		HeuristicRecallEnabled: true,
+		Mode:                   ModeBalanced,
+		RecallTopK:             3,
+		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
+		Merge:                  MergeThresholds{Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
+		Lifecycle: Lifecycle{PromoteSupportTasks: 2, PromoteEvidence: 3, MisleadingStreak: 3,
+			ValidatedWithinDays: 7},
+		Filter: Filter{MaxMemories: 3, MaxHeuristics: 2, MaxTotal: 5, MaxSkills: 2,
+			HeuristicChars: 900, SkillChars: 600, MemoryChars: 1200, MinScore: 0.2},
+		MinSignalConfidence: MinSignalConfidence,
+		RRFK:                60,
+	}
+}
+
+// ConfigError names an invalid configuration field.
+type ConfigError struct {
+	Field   string
+	Message string
+}
+
+func (e *ConfigError) Error() string { return "experience." + e.Field + ": " + e.Message }
+
+// Validate reports every invalid field.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &ConfigError{Field: field, Message: fmt.Sprintf(format, a...)})
+	}
+	unit := func(field string, v float64) {
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			bad(field, "must be between 0 and 1, got %v", v)
+		}
+	}
+	if !slices.Contains(Modes, c.Mode) {
+		bad("mode", "unknown mode %q (want minimal, balanced or full)", c.Mode)
+	}
+	if c.RecallTopK < 1 || c.RecallTopK > 100 {
+		bad("recall_top_k", "must be between 1 and 100, got %d", c.RecallTopK)
+	}
+	unit("weights.topic", c.Weights.Topic)
+	unit("weights.trigger", c.Weights.Trigger)
+	unit("weights.quality", c.Weights.Quality)
+	if s := c.Weights.Topic + c.Weights.Trigger + c.Weights.Quality; math.Abs(s-1) > 1e-9 {
+		bad("weights", "must sum to 1, got %v", s)
+	}
+	checkMerge := func(field string, m MergeCalibration) {
+		unit(field+".update", m.Update)
+		unit(field+".append", m.Append)
+		if m.Append > m.Update {
+			bad(field, "append (%v) must not exceed update (%v)", m.Append, m.Update)
+		}
+	}
+	checkMerge("merge", MergeCalibration{Update: c.Merge.Update, Append: c.Merge.Append})
+	for id, m := range c.Merge.Calibrated {
+		checkMerge("merge.calibrated."+id, m)
+	}
+	l := c.Lifecycle
+	if l.PromoteSupportTasks < 1 {
+		bad("lifecycle.promote_support_tasks", "must be at least 1, got %d", l.PromoteSupportTasks)
+	}
+	if l.PromoteEvidence < 1 {
+		bad("lifecycle.promote_evidence", "must be at least 1, got %d", l.PromoteEvidence)
+	}
+	if l.MisleadingStreak < 1 {
+		bad("lifecycle.misleading_streak", "must be at least 1, got %d", l.MisleadingStreak)
+	}
+	if math.IsNaN(l.ValidatedWithinDays) || l.ValidatedWithinDays < 0 {
+		bad("lifecycle.validated_within_days", "must be >= 0, got %v", l.ValidatedWithinDays)
+	}
+	f := c.Filter
+	for field, v := range map[string]int{"filter.max_memories": f.MaxMemories, "filter.max_heuristics": f.MaxHeuristics,
+		"filter.max_total": f.MaxTotal, "filter.max_skills": f.MaxSkills} {
+		if v < 0 || v > 50 {
+			bad(field, "must be between 0 and 50, got %d", v)
+		}
+	}
+	for field, v := range map[string]int{"filter.heuristic_chars": f.HeuristicChars, "filter.skill_chars": f.SkillChars,
+		"filter.memory_chars": f.MemoryChars} {
+		if v < 0 || v > 100_000 {
+			bad(field, "must be between 0 and 100000, got %d", v)
+		}
+	}
+	unit("filter.min_score", f.MinScore)
+	unit("min_signal_confidence", c.MinSignalConfidence)
+	if c.RRFK < 1 || c.RRFK > 10_000 {
+		bad("rrf_k", "must be between 1 and 10000, got %d", c.RRFK)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,311 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/experience"
+)
+
+// The experience system (seed 001) over REST: captured turns, feedback
+// signals, task experiences and the agent-as-extractor flow, heuristics,
+// recall and skills. Each route adapts one engine method (see docs/api.md).
+
+func captureProject(in *kaizen.CaptureInput) *string                     { return &in.Project }
+func signalsProject(in *kaizen.SignalsInput) *string                     { return &in.Project }
+func experienceProject(in *kaizen.ExperienceInput) *string               { return &in.Project }
+func extractionRequestProject(in *kaizen.ExtractionRequestInput) *string { return &in.Project }
+func extractionSubmitProject(in *kaizen.ExtractionSubmitInput) *string   { return &in.Project }
+func recallProject(in *kaizen.RecallInput) *string                       { return &in.Project }
+func skillGenerateProject(in *kaizen.SkillGenerateInput) *string         { return &in.Project }
+func heuristicFeedbackProject(in *kaizen.HeuristicFeedbackInput) *string { return &in.Project }
+func heuristicActionProject(in *kaizen.HeuristicActionInput) *string     { return &in.Project }
+func skillStatusProject(in *kaizen.SkillStatusInput) *string             { return &in.Project }
+func heuristicFeedbackID(in *kaizen.HeuristicFeedbackInput) (*string, string) {
+	return &in.HeuristicID, "heuristic_id"
+}
+func heuristicActionID(in *kaizen.HeuristicActionInput) (*string, string) {
+	return &in.HeuristicID, "heuristic_id"
+}
+func skillStatusRef(in *kaizen.SkillStatusInput) (*string, string) { return &in.Skill, "skill" }
+
+func (s *Server) experienceRoutes() []Route {
+	api := func(pattern string, h apiFunc) Route { return Route{Pattern: pattern, Handler: s.api(h)} }
+	e := s.engine
+	return []Route{
+		api("POST /api/v1/turns", bodyAction(s, "capture", http.StatusOK, captureProject, e.Capture)),
+		api("GET /api/v1/turns", s.listTurns),
+
+		api("POST /api/v1/signals/extract", bodyAction(s, "extract signals", http.StatusOK, signalsProject, e.ExtractSignals)),
+		api("GET /api/v1/signals", s.listSignals),
+
+		api("POST /api/v1/experiences/extract", bodyAction(s, "extract experience", http.StatusOK, experienceProject, e.ExtractExperience)),
+		api("GET /api/v1/experiences", s.listExperiences),
+		api("GET /api/v1/experiences/{bead_id}", pathAction(s, "get experience", "bead_id", e.GetExperience)),
+		api("POST /api/v1/extraction/request", bodyAction(s, "extraction request", http.StatusOK, extractionRequestProject, e.ExtractionRequest)),
+		api("POST /api/v1/extraction/submit", bodyAction(s, "extraction submit", http.StatusOK, extractionSubmitProject, e.SubmitExtraction)),
+
+		api("GET /api/v1/heuristics", s.listHeuristics),
+		api("GET /api/v1/heuristics/{id}", pathAction(s, "get heuristic", "id", e.GetHeuristic)),
+		api("POST /api/v1/heuristics/{id}/feedback", pathBodyAction(s, "heuristic feedback", "id",
+			heuristicFeedbackProject, heuristicFeedbackID, e.HeuristicFeedback)),
+		api("POST /api/v1/heuristics/{id}/action", pathBodyAction(s, "heuristic action", "id",
+			heuristicActionProject, heuristicActionID, e.HeuristicAction)),
+
+		api("POST /api/v1/recall", bodyAction(s, "recall", http.StatusOK, recallProject, e.Recall)),
+		api("GET /api/v1/recalls", s.listRecalls),
+
+		api("GET /api/v1/skills", s.listSkills),
+		api("GET /api/v1/skills/export", s.exportSkills),
+		{Pattern: "POST /api/v1/skills/import", Handler: s.api(s.importSkills), MaxBodyBytes: s.opts.MaxImportBytes},
+		api("POST /api/v1/skills/generate", bodyAction(s, "generate skill", http.StatusOK, skillGenerateProject, e.GenerateSkill)),
+		api("GET /api/v1/skills/{ref}", pathAction(s, "get skill", "ref", e.GetSkill)),
+		api("POST /api/v1/skills/{ref}/status", pathBodyAction(s, "set skill status", "ref",
+			skillStatusProject, skillStatusRef, e.SetSkillStatus)),
+
+		api("POST /api/v1/reembed", s.reembed),
+	}
+}
+
+// pathBodyAction is an action on the record named by the path parameter
+// param, with the rest of the input in the JSON body: the path fills the
+// body's id field (named field in errors), which may repeat it but not
+// contradict it.
+func pathBodyAction[In, Out any](s *Server, op, param string, project func(*In) *string,
+	id func(*In) (*string, string), do func(context.Context, In) (Out, error)) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q, err := parseQuery(r, op, "project")
+		if err != nil {
+			return err
+		}
+		var in In
+		if err := decodeBody(r, &in, op, false); err != nil {
+			return err
+		}
+		if err := mergeProject(op, q.str("project"), project(&in)); err != nil {
+			return err
+		}
+		ref, field := id(&in)
+		switch v := r.PathValue(param); {
+		case *ref == "":
+			*ref = v
+		case *ref != v:
+			return invalidRequest(op, field, "the path names %q and the body %q", v, *ref)
+		}
+		out, err := do(r.Context(), in)
+		if err != nil {
+			return err
+		}
+		s.reply(w, r, http.StatusOK, out)
+		return nil
+	}
+}
+
+// commaList splits the values of a repeatable, comma-separated parameter,
+// dropping empty items.
+func commaList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) error {
+	const op = "list turns"
+	q, err := parseQuery(r, op, "project", "bead_id", "limit", "offset")
+	if err != nil {
+		return err
+	}
+	limit, offset, err := q.page()
+	if err != nil {
+		return err
+	}
+	res, err := s.engine.ListTurns(r.Context(), kaizen.TurnQuery{Project: q.str("project"), TaskID: q.str("bead_id"),
+		Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	if res.Turns == nil {
+		res.Turns = []experience.Turn{}
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) listSignals(w http.ResponseWriter, r *http.Request) error {
+	const op = "list signals"
+	q, err := parseQuery(r, op, "project", "bead_id", "type", "limit", "offset")
+	if err != nil {
+		return err
+	}
+	limit, offset, err := q.page()
+	if err != nil {
+		return err
+	}
+	res, err := s.engine.ListSignals(r.Context(), kaizen.SignalQuery{Project: q.str("project"), TaskID: q.str("bead_id"),
+		Type: q.str("type"), Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	if res.Signals == nil {
+		res.Signals = []experience.FeedbackSignal{}
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) listExperiences(w http.ResponseWriter, r *http.Request) error {
+	const op = "list experiences"
+	q, err := parseQuery(r, op, "project", "limit", "offset")
+	if err != nil {
+		return err
+	}
+	limit, offset, err := q.page()
+	if err != nil {
+		return err
+	}
+	res, err := s.engine.ListExperiences(r.Context(), kaizen.ExperienceQuery{Project: q.str("project"), Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	if res.Experiences == nil {
+		res.Experiences = []experience.TaskExperience{}
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) listHeuristics(w http.ResponseWriter, r *http.Request) error {
+	const op = "list heuristics"
+	q, err := parseQuery(r, op, "project", "status...", "kind", "search", "limit", "offset")
+	if err != nil {
+		return err
+	}
+	limit, offset, err := q.page()
+	if err != nil {
+		return err
+	}
+	res, err := s.engine.ListHeuristics(r.Context(), kaizen.HeuristicQuery{Project: q.str("project"),
+		Status: commaList(q.list("status")), Kind: q.str("kind"), Search: q.str("search"), Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	if res.Heuristics == nil {
+		res.Heuristics = []experience.Heuristic{}
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) listRecalls(w http.ResponseWriter, r *http.Request) error {
+	const op = "list recalls"
+	q, err := parseQuery(r, op, "project", "bead_id", "ref_id", "limit", "offset")
+	if err != nil {
+		return err
+	}
+	limit, offset, err := q.page()
+	if err != nil {
+		return err
+	}
+	res, err := s.engine.ListRecalls(r.Context(), kaizen.RecallQuery{Project: q.str("project"), TaskID: q.str("bead_id"),
+		RefID: q.str("ref_id"), Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	if res.Recalls == nil {
+		res.Recalls = []experience.RecallEvent{}
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+func (s *Server) listSkills(w http.ResponseWriter, r *http.Request) error {
+	const op = "list skills"
+	q, err := parseQuery(r, op, "project", "status", "search", "limit", "offset")
+	if err != nil {
+		return err
+	}
+	limit, offset, err := q.page()
+	if err != nil {
+		return err
+	}
+	res, err := s.engine.ListSkills(r.Context(), kaizen.SkillQuery{Project: q.str("project"), Status: q.str("status"),
+		Search: q.str("search"), Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	if res.Skills == nil {
+		res.Skills = []experience.Skill{}
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+// exportSkills answers the skill bundle itself (kaizen-skill-bundle v1).
+// The bundle is built in memory first, so an error is still answered as
+// JSON.
+func (s *Server) exportSkills(w http.ResponseWriter, r *http.Request) error {
+	const op = "export skills"
+	q, err := parseQuery(r, op, "project", "names...")
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := s.engine.ExportSkills(r.Context(), &buf, kaizen.SkillExportInput{Project: q.str("project"),
+		Names: commaList(q.list("names"))}); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="kaizen-skills.json"`)
+	writeText(w, "application/json; charset=utf-8", http.StatusOK, buf.String())
+	return nil
+}
+
+// importSkills imports the bundle in the body (bounded by MaxImportBytes)
+// into ?project=.
+func (s *Server) importSkills(w http.ResponseWriter, r *http.Request) error {
+	const op = "import skills"
+	q, err := parseQuery(r, op, "project")
+	if err != nil {
+		return err
+	}
+	if err := checkContentType(r, op, jsonTypes); err != nil {
+		return err
+	}
+	res, err := s.engine.ImportSkills(r.Context(), r.Body, kaizen.SkillImportInput{Project: q.str("project")})
+	if err != nil {
+		return err
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}
+
+// reembed re-embeds one project (?project= or the body's project), or
+// every project when none is named.
+func (s *Server) reembed(w http.ResponseWriter, r *http.Request) error {
+	const op = "reembed"
+	q, err := parseQuery(r, op, "project")
+	if err != nil {
+		return err
+	}
+	var in projectBody
+	if err := decodeBody(r, &in, op, true); err != nil {
+		return err
+	}
+	if err := mergeProject(op, q.str("project"), &in.Project); err != nil {
+		return err
+	}
+	res, err := s.engine.Reembed(r.Context(), in.Project)
+	if err != nil {
+		return err
+	}
+	s.reply(w, r, http.StatusOK, res)
+	return nil
+}

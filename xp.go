@@ -1,0 +1,291 @@
+package kaizen
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/vecindex"
+	"github.com/kaizenhq/kaizen/model"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// The experience system (seed 001) on the engine: the models, the vector
+// indexes kept in memory, and the per-project lock of the heuristic writer.
+// Its actions live in xp_*.go.
+
+// expState is the engine's experience machinery.
+type expState struct {
+	cfg      experience.Config
+	embedder model.Embedder
+	// chat is nil when no chat model is configured: extraction then falls
+	// back to rules (signals) and the agent-as-extractor flow.
+	chat model.Chat
+	vecs *vectorCache
+	// writers serialises the heuristic writer per project, so two
+	// experiences extracted at once cannot both create the same lesson.
+	writers keyedMutex
+	// skillsDir holds the SKILL.md files: <skillsDir>/<project>/<name>/.
+	skillsDir string
+}
+
+// embedderMetaKey stores the id of the embedder whose vectors the store holds.
+const embedderMetaKey = "experience/embedder"
+
+func newExpState(cfg Config) (*expState, error) {
+	x := &expState{cfg: cfg.Experience, embedder: cfg.Embedder, chat: cfg.Chat,
+		skillsDir: filepath.Join(cfg.Home, "skills")}
+	if x.embedder == nil {
+		emb, err := cfg.Model.NewEmbedder()
+		if err != nil {
+			return nil, &Error{Op: "open", Kind: KindInvalid, Field: "model.embedding", Message: err.Error(), Err: err}
+		}
+		x.embedder = emb
+	}
+	if x.chat == nil && cfg.Model.HasChat() {
+		chat, err := cfg.Model.NewChat()
+		if err != nil {
+			return nil, &Error{Op: "open", Kind: KindInvalid, Field: "model.chat", Message: err.Error(), Err: err}
+		}
+		x.chat = chat
+	}
+	x.vecs = newVectorCache(x.embedder)
+	return x, nil
+}
+
+// HasChatModel reports whether a chat model is configured for extraction.
+func (e *Engine) HasChatModel() bool { return e.x.chat != nil }
+
+// EmbedderID names the embedder of the experience system's vectors.
+func (e *Engine) EmbedderID() string { return e.x.embedder.ID() }
+
+// embed embeds texts, wrapping failures as engine errors.
+func (e *Engine) embed(ctx context.Context, op string, texts ...string) ([][]float32, error) {
+	vecs, err := e.x.embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: KindInternal, Message: "embedding failed: " + err.Error(), Err: err,
+			Hint: "check [model.embedding] in kaizen.toml, or remove it to use the offline embedder"}
+	}
+	if len(vecs) != len(texts) {
+		return nil, &Error{Op: op, Kind: KindInternal,
+			Message: fmt.Sprintf("embedder returned %d vectors for %d texts", len(vecs), len(texts))}
+	}
+	return vecs, nil
+}
+
+// keyedMutex is a set of mutexes by key, created on demand.
+type keyedMutex struct {
+	mu sync.Mutex
+	m  map[string]*sync.Mutex
+}
+
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[string]*sync.Mutex{}
+	}
+	l, ok := k.m[key]
+	if !ok {
+		l = new(sync.Mutex)
+		k.m[key] = l
+	}
+	k.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// vectorCache keeps one vector index per (project, item kind), loaded from
+// the store and kept current: the engine applies its own writes after they
+// commit, and reloads an index when the store's experience version shows a
+// change made by another process.
+type vectorCache struct {
+	embedder model.Embedder
+	mu       sync.Mutex
+	idx      map[vecKey]*vecEntry
+}
+
+type vecKey struct {
+	project string
+	kind    experience.ItemKind
+}
+
+type vecEntry struct {
+	// load serialises loading; ix and version are read under it.
+	load    sync.Mutex
+	ix      *vecindex.Index
+	version int64
+	loaded  bool
+}
+
+func newVectorCache(emb model.Embedder) *vectorCache {
+	return &vectorCache{embedder: emb, idx: map[vecKey]*vecEntry{}}
+}
+
+func (c *vectorCache) entry(project string, kind experience.ItemKind) *vecEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := vecKey{project, kind}
+	en, ok := c.idx[k]
+	if !ok {
+		en = &vecEntry{}
+		c.idx[k] = en
+	}
+	return en
+}
+
+// index returns the current index of a project's items of one kind, loading
+// it (in tx) when it is missing or behind the store.
+func (c *vectorCache) index(ctx context.Context, tx store.Tx, project string, kind experience.ItemKind) (*vecindex.Index, error) {
+	en := c.entry(project, kind)
+	version, err := tx.ExperienceVersion(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	en.load.Lock()
+	defer en.load.Unlock()
+	if en.loaded && en.version == version {
+		return en.ix, nil
+	}
+	ix, err := vecindex.New(c.embedder.Dimension(), vecindex.Options{})
+	if err != nil {
+		return nil, err
+	}
+	id := c.embedder.ID()
+	err = tx.EachEmbedding(ctx, project, kind, id, func(em store.Embedding) error {
+		if zeroVector(em.Vector) {
+			return nil // nothing to embed (an empty text): never similar
+		}
+		if err := ix.Add(em.RefID, em.Vector); err != nil {
+			return fmt.Errorf("vector of %s %s: %w", kind, em.RefID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.Train() // cluster now, while loading, rather than on the first search
+	en.ix, en.version, en.loaded = ix, version, true
+	return ix, nil
+}
+
+// vecChange is a write to apply to a cached index after its commit.
+type vecChange struct {
+	kind   experience.ItemKind
+	id     string
+	vec    []float32 // nil: remove
+	remove bool
+}
+
+// apply applies a committed transaction's changes to the cached indexes of
+// a project, when the cache was current before that transaction (from is
+// the store's version then, to the version after it); otherwise the next
+// read reloads.
+func (c *vectorCache) apply(project string, from, to int64, changes []vecChange) {
+	kinds := map[experience.ItemKind][]vecChange{}
+	for _, ch := range changes {
+		kinds[ch.kind] = append(kinds[ch.kind], ch)
+	}
+	// Every kind of the project shares the version counter: bring each
+	// loaded index forward, or drop it.
+	for _, kind := range experience.ItemKinds {
+		en := c.entry(project, kind)
+		en.load.Lock()
+		if en.loaded && en.version == from {
+			ok := true
+			for _, ch := range kinds[kind] {
+				if ch.remove || zeroVector(ch.vec) {
+					en.ix.Remove(ch.id)
+					continue
+				}
+				if err := en.ix.Add(ch.id, ch.vec); err != nil {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				en.version = to
+			} else {
+				en.loaded = false
+			}
+		}
+		en.load.Unlock()
+	}
+}
+
+// forget drops every cached index (after an import or a re-embedding).
+func (c *vectorCache) forget() {
+	c.mu.Lock()
+	c.idx = map[vecKey]*vecEntry{}
+	c.mu.Unlock()
+}
+
+// vecWriter collects the index changes of one write transaction and the
+// store version before it.
+type vecWriter struct {
+	e       *Engine
+	project string
+	from    int64
+	changes []vecChange
+}
+
+// begin records the store's version before the transaction's writes.
+func (e *Engine) vecWriter(ctx context.Context, tx store.Tx, project string) (*vecWriter, error) {
+	v, err := tx.ExperienceVersion(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	return &vecWriter{e: e, project: project, from: v}, nil
+}
+
+// put stores an item's search document and vector in tx and remembers the
+// index change.
+func (w *vecWriter) put(ctx context.Context, tx store.Tx, kind experience.ItemKind, id, text string, vec []float32, now time.Time) error {
+	if err := tx.PutSearchDoc(ctx, w.project, kind, id, experience.SearchText(text)); err != nil {
+		return err
+	}
+	if err := tx.PutEmbedding(ctx, store.Embedding{Project: w.project, Kind: kind, RefID: id,
+		Embedder: w.e.x.embedder.ID(), Dim: len(vec), Vector: vec, UpdatedAt: now}); err != nil {
+		return err
+	}
+	w.changes = append(w.changes, vecChange{kind: kind, id: id, vec: vec})
+	return nil
+}
+
+// remove drops an item from full text and vectors.
+func (w *vecWriter) remove(ctx context.Context, tx store.Tx, kind experience.ItemKind, id string) error {
+	if _, err := tx.DeleteSearchDoc(ctx, w.project, kind, id); err != nil {
+		return err
+	}
+	w.changes = append(w.changes, vecChange{kind: kind, id: id, remove: true})
+	return nil
+}
+
+// finish reads the version after the writes (call last in the transaction)
+// and returns the function to run after the commit.
+func (w *vecWriter) finish(ctx context.Context, tx store.Tx) (func(), error) {
+	if len(w.changes) == 0 {
+		return func() {}, nil
+	}
+	to, err := tx.ExperienceVersion(ctx, w.project)
+	if err != nil {
+		return nil, err
+	}
+	return func() { w.e.x.vecs.apply(w.project, w.from, to, w.changes) }, nil
+}
+
+// zeroVector reports a vector with no direction (the embedding of a text
+// with nothing to embed).
+func zeroVector(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Embedder returns the embedder of the experience system's vectors.
+func (e *Engine) Embedder() model.Embedder { return e.x.embedder }

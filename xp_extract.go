@@ -1,0 +1,679 @@
+package kaizen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// maxExtractTurns is the number of a task's most recent turns extraction
+// reads (the transcript is cut further to the model's budget).
+const maxExtractTurns = 1000
+
+// SignalsInput asks for a task's feedback signals to be extracted.
+type SignalsInput struct {
+	Project string `json:"project,omitempty"`
+	TaskID  string `json:"bead_id"`
+	// Extractor is "rules", "llm", or "" / "auto" (the chat model when one
+	// is configured, else rules).
+	Extractor string `json:"extractor,omitempty"`
+}
+
+// SignalsResult reports an extraction of signals. The task's earlier
+// signals by the same extractor are replaced.
+type SignalsResult struct {
+	Project   string                      `json:"project"`
+	TaskID    string                      `json:"bead_id"`
+	Extractor experience.Extractor        `json:"extractor"`
+	Signals   []experience.FeedbackSignal `json:"signals"`
+	// Replaced counts the earlier signals of this extractor removed.
+	Replaced int64 `json:"replaced"`
+	// Calls counts the model calls made.
+	Calls int `json:"llm_calls"`
+}
+
+// ExtractSignals finds the feedback signals of a task's captured
+// conversation, by the chat model or by the bilingual rules, and stores
+// them (replacing the task's earlier signals of that extractor).
+func (e *Engine) ExtractSignals(ctx context.Context, in SignalsInput) (*SignalsResult, error) {
+	const op = "extract signals"
+	now := e.Now()
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "bead_id", in.TaskID); err != nil {
+		return nil, err
+	}
+	by, err := e.signalExtractor(op, in.Extractor)
+	if err != nil {
+		return nil, err
+	}
+	turns, err := e.taskTurns(ctx, op, project, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	res := &SignalsResult{Project: project, TaskID: in.TaskID, Extractor: by}
+	var sigs []experience.FeedbackSignal
+	if by == experience.ExtractorLLM {
+		sigs, err = experience.ExtractSignalsWithModel(ctx, e.x.chat, e.extractInput(ctx, project, in.TaskID, turns), now)
+		res.Calls = 1
+		if err != nil {
+			return nil, modelError(op, err)
+		}
+	} else {
+		sigs = experience.ExtractSignalsByRules(turns, now)
+	}
+	err = e.update(ctx, op, func(tx store.Tx) error {
+		var err error
+		res.Signals, res.Replaced, err = e.replaceSignals(ctx, tx, project, in.TaskID, by, sigs, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (e *Engine) signalExtractor(op, name string) (experience.Extractor, error) {
+	switch strings.ToLower(name) {
+	case "", "auto":
+		if e.x.chat != nil {
+			return experience.ExtractorLLM, nil
+		}
+		return experience.ExtractorRules, nil
+	case string(experience.ExtractorRules):
+		return experience.ExtractorRules, nil
+	case string(experience.ExtractorLLM):
+		if e.x.chat == nil {
+			return "", &Error{Op: op, Kind: KindConflict, Field: "extractor", Message: "no chat model is configured",
+				Hint: "configure [[model.chat]] in kaizen.toml, use extractor rules, or let the agent extract",
+				Next: "extraction_request"}
+		}
+		return experience.ExtractorLLM, nil
+	}
+	return "", invalid(op, "extractor", "unknown extractor %q (want auto, rules or llm)", name)
+}
+
+// replaceSignals stores a task's signals of one extractor in place of the
+// earlier ones, dropping those under the confidence floor.
+func (e *Engine) replaceSignals(ctx context.Context, tx store.Tx, project, taskID string, by experience.Extractor,
+	sigs []experience.FeedbackSignal, now time.Time) ([]experience.FeedbackSignal, int64, error) {
+	removed, err := tx.DeleteSignals(ctx, project, taskID, by)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]experience.FeedbackSignal, 0, len(sigs))
+	for _, s := range sigs {
+		if s.Confidence < e.x.cfg.MinSignalConfidence {
+			continue
+		}
+		s.ID = newID("sig-")
+		s.Project, s.TaskID, s.Extractor = project, taskID, by
+		if s.CreatedAt.IsZero() {
+			s.CreatedAt = now
+		}
+		s.CreatedAt = s.CreatedAt.UTC().Truncate(time.Microsecond)
+		if _, err := tx.InsertSignal(ctx, s); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, s)
+	}
+	return out, removed, nil
+}
+
+// taskTurns reads the most recent turns of a task, oldest first; a task
+// without captured turns is not found.
+func (e *Engine) taskTurns(ctx context.Context, op, project, taskID string) ([]experience.Turn, error) {
+	var turns []experience.Turn
+	err := e.view(ctx, op, func(tx store.Tx) error {
+		var err error
+		turns, err = tx.ListTurns(ctx, project, store.TurnFilter{TaskID: taskID, NewestFirst: true, Limit: maxExtractTurns})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(turns) == 0 {
+		return nil, &Error{Op: op, Kind: KindNotFound, Field: "bead_id",
+			Message: "task " + taskID + " has no captured turns", Next: "capture",
+			Hint: "capture the conversation first (kaizen capture, the client hooks, or the capture tool)"}
+	}
+	slices.Reverse(turns)
+	return turns, nil
+}
+
+// extractInput gathers what extraction reads: the turns and a summary of
+// the task's recorded outcomes and open errors.
+func (e *Engine) extractInput(ctx context.Context, project, taskID string, turns []experience.Turn) experience.ExtractInput {
+	in := experience.ExtractInput{Project: project, TaskID: taskID, Turns: turns}
+	var b strings.Builder
+	_ = e.st.View(ctx, func(tx store.Tx) error {
+		outs, err := tx.ListOutcomes(ctx, project, store.OutcomeFilter{TaskID: taskID, Limit: 3})
+		if err != nil {
+			return err
+		}
+		for _, o := range outs {
+			b.WriteString(sprintf("Recorded outcome: success=%t, %d errors, %d retries, %d ms", o.Success,
+				o.ErrorCount, o.RetryCount, o.DurationMs))
+			if o.FailureMode != "" {
+				b.WriteString(", failure mode " + string(o.FailureMode))
+			}
+			if o.FailureDetails != "" {
+				b.WriteString(": " + o.FailureDetails)
+			}
+			b.WriteString(".\n")
+		}
+		return nil
+	})
+	in.Outcome = b.String()
+	return in
+}
+
+// modelError wraps a chat model failure.
+func modelError(op string, err error) error {
+	var ee *experience.ExtractionError
+	if errors.As(err, &ee) {
+		return &Error{Op: op, Kind: KindInvalid, Field: ee.Field, Message: ee.Message, Err: err}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Op: op, Kind: KindInternal, Message: "the chat model did not answer in time: " + err.Error(), Err: err}
+	}
+	return &Error{Op: op, Kind: KindInternal, Message: "the chat model failed: " + err.Error(), Err: err,
+		Hint: "check [[model.chat]] providers; or let the calling agent extract", Next: "extraction_request"}
+}
+
+// SignalQuery lists stored signals.
+type SignalQuery struct {
+	Project string `json:"project,omitempty"`
+	TaskID  string `json:"bead_id,omitempty"`
+	Type    string `json:"type,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+	Offset  int    `json:"offset,omitempty"`
+}
+
+// SignalList is a page of signals, oldest first.
+type SignalList struct {
+	Project string                      `json:"project"`
+	Total   int64                       `json:"total"`
+	Signals []experience.FeedbackSignal `json:"signals"`
+}
+
+// ListSignals lists stored feedback signals.
+func (e *Engine) ListSignals(ctx context.Context, q SignalQuery) (*SignalList, error) {
+	const op = "list signals"
+	project, err := e.project(op, q.Project)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(op, q.Limit, q.Offset)
+	if err != nil {
+		return nil, err
+	}
+	if q.TaskID != "" {
+		if err := validID(op, "bead_id", q.TaskID); err != nil {
+			return nil, err
+		}
+	}
+	typ := experience.SignalType(q.Type)
+	if q.Type != "" && !slices.Contains(experience.SignalTypes, typ) {
+		return nil, invalid(op, "type", "unknown signal type %q (want one of %s)", q.Type, joinStrings(experience.SignalTypes))
+	}
+	f := store.SignalFilter{TaskID: q.TaskID, Type: typ, Limit: limit, Offset: q.Offset}
+	out := &SignalList{Project: project}
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		var err error
+		if out.Total, err = tx.CountSignals(ctx, project, f); err != nil {
+			return err
+		}
+		out.Signals, err = tx.ListSignals(ctx, project, f)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ExperienceInput asks for a task's experience.
+type ExperienceInput struct {
+	Project string `json:"project,omitempty"`
+	TaskID  string `json:"bead_id"`
+	// Mode is minimal, balanced or full; empty means experience.mode.
+	Mode string `json:"mode,omitempty"`
+}
+
+// ExperienceResult reports an extraction.
+type ExperienceResult struct {
+	Project string `json:"project"`
+	TaskID  string `json:"bead_id"`
+	// Cached is true when the task's experience had been extracted before:
+	// nothing was called or written.
+	Cached bool            `json:"cached"`
+	Mode   experience.Mode `json:"mode"`
+	// Calls counts the model calls this request made.
+	Calls      int                        `json:"llm_calls"`
+	Experience *experience.TaskExperience `json:"experience,omitempty"`
+	// Signals are the signals stored by this request.
+	Signals []experience.FeedbackSignal `json:"signals"`
+	// Heuristics are the merge decisions of the experience's lessons.
+	Heuristics []HeuristicChange `json:"heuristics"`
+	Message    string            `json:"message,omitempty"`
+}
+
+// HeuristicChange is what a lesson of an experience did to the heuristic
+// store: created a candidate, updated a near duplicate, or appended
+// evidence to a related heuristic.
+type HeuristicChange struct {
+	Action      experience.EvidenceAction  `json:"action"`
+	HeuristicID string                     `json:"heuristic_id"`
+	Similarity  float64                    `json:"similarity"`
+	Status      experience.HeuristicStatus `json:"status"`
+	Rule        string                     `json:"rule"`
+	Transition  *experience.Transition     `json:"transition,omitempty"`
+}
+
+// ExtractExperience extracts what a finished task teaches: goal, success
+// criteria, failed attempts, the working approach, and transferable
+// heuristics, which are merged into the heuristic store. Extraction is
+// cached per task: asking again returns the stored experience without a
+// model call. Without a chat model (or in minimal mode) only rule-based
+// signals are extracted; the calling agent can still provide the
+// experience through ExtractionRequest and SubmitExtraction.
+func (e *Engine) ExtractExperience(ctx context.Context, in ExperienceInput) (*ExperienceResult, error) {
+	const op = "extract experience"
+	now := e.Now()
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "bead_id", in.TaskID); err != nil {
+		return nil, err
+	}
+	mode, err := e.mode(op, in.Mode)
+	if err != nil {
+		return nil, err
+	}
+	if !e.x.cfg.ExtractionEnabled {
+		return nil, &Error{Op: op, Kind: KindConflict, Message: "experience extraction is disabled",
+			Hint: "set experience.extraction_enabled = true in kaizen.toml"}
+	}
+	// One extraction per task at a time: a concurrent request waits and
+	// then finds the cached experience.
+	defer e.x.writers.lock("task\x00" + project + "\x00" + in.TaskID)()
+	if cached, err := e.cachedExperience(ctx, op, project, in.TaskID); err != nil || cached != nil {
+		return cached, err
+	}
+	turns, err := e.taskTurns(ctx, op, project, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if mode == experience.ModeMinimal || e.x.chat == nil {
+		res := &ExperienceResult{Project: project, TaskID: in.TaskID, Mode: experience.ModeMinimal,
+			Heuristics: []HeuristicChange{}}
+		sigs := experience.ExtractSignalsByRules(turns, now)
+		err := e.update(ctx, op, func(tx store.Tx) error {
+			var err error
+			res.Signals, _, err = e.replaceSignals(ctx, tx, project, in.TaskID, experience.ExtractorRules, sigs, now)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if e.x.chat == nil {
+			res.Message = "no chat model is configured: feedback signals were found by rules; the calling agent can " +
+				"extract the experience (extraction_request, then extraction_submit)"
+		} else {
+			res.Message = "minimal mode makes no model call: feedback signals were found by rules"
+		}
+		return res, nil
+	}
+	exp, err := experience.ExtractWithModel(ctx, e.x.chat, e.extractInput(ctx, project, in.TaskID, turns), mode, now)
+	if err != nil {
+		return nil, modelError(op, err)
+	}
+	res, err := e.storeExperience(ctx, op, exp, now)
+	if err != nil {
+		return nil, err
+	}
+	res.Calls = exp.Calls
+	return res, nil
+}
+
+func (e *Engine) mode(op, s string) (experience.Mode, error) {
+	if s == "" {
+		return e.x.cfg.Mode, nil
+	}
+	m := experience.Mode(strings.ToLower(s))
+	if !slices.Contains(experience.Modes, m) {
+		return "", invalid(op, "mode", "unknown mode %q (want minimal, balanced or full)", s)
+	}
+	return m, nil
+}
+
+// cachedExperience returns the stored experience of a task as a cached
+// result, or nil when there is none.
+func (e *Engine) cachedExperience(ctx context.Context, op, project, taskID string) (*ExperienceResult, error) {
+	var res *ExperienceResult
+	err := e.view(ctx, op, func(tx store.Tx) error {
+		exp, err := tx.GetExperience(ctx, project, taskID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res = &ExperienceResult{Project: project, TaskID: taskID, Cached: true, Mode: exp.Mode, Experience: &exp,
+			Signals: exp.Signals, Heuristics: []HeuristicChange{}}
+		return nil
+	})
+	return res, err
+}
+
+// storeExperience stores a new experience with its signals and merges its
+// heuristics, in one transaction. When the task already has an experience
+// (a concurrent writer won), that one is returned and nothing is written.
+func (e *Engine) storeExperience(ctx context.Context, op string, exp experience.TaskExperience, now time.Time) (*ExperienceResult, error) {
+	project := exp.Project
+	exp.CreatedAt = now
+	var cands []experience.TransferableHeuristic
+	var vecs [][]float32
+	if e.x.cfg.HeuristicsEnabled && len(exp.Heuristics) > 0 {
+		cands = exp.Heuristics
+		texts := make([]string, len(cands))
+		for i, c := range cands {
+			texts[i] = experience.HeuristicText(c.Kind, c.Trigger, c.Rule)
+		}
+		var err error
+		if vecs, err = e.embed(ctx, op, texts...); err != nil {
+			return nil, err
+		}
+	}
+	defer e.x.writers.lock("heuristics\x00" + project)()
+	res := &ExperienceResult{Project: project, TaskID: exp.TaskID, Mode: exp.Mode, Heuristics: []HeuristicChange{}}
+	var after func()
+	err := e.update(ctx, op, func(tx store.Tx) error {
+		res.Cached, res.Heuristics = false, []HeuristicChange{}
+		w, err := e.vecWriter(ctx, tx, project)
+		if err != nil {
+			return err
+		}
+		sigs, _, err := e.replaceSignals(ctx, tx, project, exp.TaskID, exp.Extractor, exp.Signals, now)
+		if err != nil {
+			return err
+		}
+		stored := exp
+		stored.Signals = sigs
+		ok, err := tx.InsertExperience(ctx, stored)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errCached
+		}
+		res.Experience, res.Signals = &stored, sigs
+		if len(cands) > 0 {
+			if res.Heuristics, err = e.mergeHeuristics(ctx, tx, w, exp.TaskID, cands, vecs, now); err != nil {
+				return err
+			}
+		}
+		after, err = w.finish(ctx, tx)
+		return err
+	})
+	if errors.Is(err, errCached) {
+		return e.cachedExperience(ctx, op, project, exp.TaskID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	after()
+	return res, nil
+}
+
+// errCached rolls back a transaction that found the experience already
+// stored.
+var errCached = errors.New("experience already extracted")
+
+// ExtractionRequestInput asks for the instructions of the
+// agent-as-extractor flow.
+type ExtractionRequestInput struct {
+	Project string `json:"project,omitempty"`
+	TaskID  string `json:"bead_id"`
+	// Kind is "experience" (with inline signals; default), "signals" or
+	// "skill" (a skill from the task's experience).
+	Kind string `json:"kind,omitempty"`
+	Mode string `json:"mode,omitempty"`
+	// Skill names an existing skill to upgrade (kind skill).
+	Skill string `json:"skill,omitempty"`
+}
+
+// ExtractionRequest returns what the calling agent needs to extract a
+// task's signals, experience or skill itself: instructions, the JSON
+// schema, and the transcript. The agent then calls SubmitExtraction.
+func (e *Engine) ExtractionRequest(ctx context.Context, in ExtractionRequestInput) (*experience.AgentTask, error) {
+	const op = "extraction request"
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "bead_id", in.TaskID); err != nil {
+		return nil, err
+	}
+	kind, err := extractionKind(op, in.Kind)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "skill" {
+		return e.skillRequest(ctx, op, project, in.TaskID, in.Skill)
+	}
+	mode, err := e.mode(op, in.Mode)
+	if err != nil {
+		return nil, err
+	}
+	if kind == "experience" {
+		if cached, err := e.cachedExperience(ctx, op, project, in.TaskID); err != nil {
+			return nil, err
+		} else if cached != nil {
+			return nil, &Error{Op: op, Kind: KindConflict, Field: "bead_id",
+				Message: "the experience of task " + in.TaskID + " was already extracted", Next: "get_experience"}
+		}
+	}
+	turns, err := e.taskTurns(ctx, op, project, in.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	task, err := experience.AgentExtractionTask(e.extractInput(ctx, project, in.TaskID, turns), kind, mode)
+	if err != nil {
+		return nil, invalid(op, "kind", "%s", err.Error())
+	}
+	return &task, nil
+}
+
+func extractionKind(op, k string) (string, error) {
+	switch strings.ToLower(k) {
+	case "", "experience":
+		return "experience", nil
+	case "signals", "skill":
+		return strings.ToLower(k), nil
+	}
+	return "", invalid(op, "kind", "unknown kind %q (want experience, signals or skill)", k)
+}
+
+// ExtractionSubmitInput submits what the agent extracted.
+type ExtractionSubmitInput struct {
+	Project string `json:"project,omitempty"`
+	TaskID  string `json:"bead_id"`
+	Kind    string `json:"kind,omitempty"`
+	// Result is the JSON object matching the schema of the request.
+	Result json.RawMessage `json:"result"`
+	Skill  string          `json:"skill,omitempty"`
+}
+
+// ExtractionSubmitResult reports a submission.
+type ExtractionSubmitResult struct {
+	Kind       string            `json:"kind"`
+	Signals    *SignalsResult    `json:"signals,omitempty"`
+	Experience *ExperienceResult `json:"experience,omitempty"`
+	Skill      *SkillResult      `json:"skill,omitempty"`
+}
+
+// maxSubmitBytes bounds an agent's submission.
+const maxSubmitBytes = 256 << 10
+
+// SubmitExtraction validates and stores what the calling agent extracted
+// (signals, an experience with its heuristics, or a skill).
+func (e *Engine) SubmitExtraction(ctx context.Context, in ExtractionSubmitInput) (*ExtractionSubmitResult, error) {
+	const op = "extraction submit"
+	now := e.Now()
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "bead_id", in.TaskID); err != nil {
+		return nil, err
+	}
+	kind, err := extractionKind(op, in.Kind)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Result) == 0 {
+		return nil, invalid(op, "result", "is required: the JSON object the request's schema describes")
+	}
+	if len(in.Result) > maxSubmitBytes {
+		return nil, invalid(op, "result", "is larger than %d bytes", maxSubmitBytes)
+	}
+	out := &ExtractionSubmitResult{Kind: kind}
+	submitErr := func(err error) error {
+		var ee *experience.ExtractionError
+		if errors.As(err, &ee) {
+			field := "result"
+			if ee.Field != "" {
+				field += "." + ee.Field
+			}
+			return &Error{Op: op, Kind: KindInvalid, Field: field, Message: ee.Message, Err: err}
+		}
+		return invalid(op, "result", "%s", err.Error())
+	}
+	switch kind {
+	case "signals":
+		sigs, err := experience.ParseSignalsJSON(in.Result, project, in.TaskID, experience.ExtractorAgent, now)
+		if err != nil {
+			return nil, submitErr(err)
+		}
+		res := &SignalsResult{Project: project, TaskID: in.TaskID, Extractor: experience.ExtractorAgent}
+		err = e.update(ctx, op, func(tx store.Tx) error {
+			var err error
+			res.Signals, res.Replaced, err = e.replaceSignals(ctx, tx, project, in.TaskID, experience.ExtractorAgent, sigs, now)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.Signals = res
+	case "experience":
+		exp, err := experience.ParseExperienceJSON(in.Result, project, in.TaskID, experience.ExtractorAgent, now)
+		if err != nil {
+			return nil, submitErr(err)
+		}
+		if exp.Mode == "" {
+			exp.Mode = e.x.cfg.Mode
+		}
+		defer e.x.writers.lock("task\x00" + project + "\x00" + in.TaskID)()
+		res, err := e.storeExperience(ctx, op, exp, now)
+		if err != nil {
+			return nil, err
+		}
+		if res.Cached {
+			res.Message = "the experience of this task was already stored; the submission was not used"
+		}
+		out.Experience = res
+	case "skill":
+		res, err := e.submitSkill(ctx, op, project, in.TaskID, in.Skill, in.Result, now)
+		if err != nil {
+			return nil, err
+		}
+		out.Skill = res
+	}
+	return out, nil
+}
+
+// GetExperience returns a task's stored experience.
+func (e *Engine) GetExperience(ctx context.Context, project, taskID string) (*experience.TaskExperience, error) {
+	const op = "get experience"
+	project, err := e.project(op, project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "bead_id", taskID); err != nil {
+		return nil, err
+	}
+	var exp experience.TaskExperience
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		var err error
+		exp, err = tx.GetExperience(ctx, project, taskID)
+		if errors.Is(err, store.ErrNotFound) {
+			return &Error{Op: op, Kind: KindNotFound, Field: "bead_id",
+				Message: "task " + taskID + " has no extracted experience", Next: "extract_experience"}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &exp, nil
+}
+
+// ExperienceQuery lists stored experiences.
+type ExperienceQuery struct {
+	Project string `json:"project,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+	Offset  int    `json:"offset,omitempty"`
+}
+
+// ExperienceList is a page of experiences, newest first.
+type ExperienceList struct {
+	Project     string                      `json:"project"`
+	Total       int64                       `json:"total"`
+	Experiences []experience.TaskExperience `json:"experiences"`
+}
+
+// ListExperiences lists stored task experiences, newest first.
+func (e *Engine) ListExperiences(ctx context.Context, q ExperienceQuery) (*ExperienceList, error) {
+	const op = "list experiences"
+	project, err := e.project(op, q.Project)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(op, q.Limit, q.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out := &ExperienceList{Project: project}
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		var err error
+		if out.Total, err = tx.CountExperiences(ctx, project); err != nil {
+			return err
+		}
+		out.Experiences, err = tx.ListExperiences(ctx, project, store.PageFilter{Limit: limit, Offset: q.Offset})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// joinStrings joins string-typed values with ", ".
+func joinStrings[T ~string](vs []T) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = string(v)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,648 @@
+package kaizen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// maxSkillHeuristics is the number of relevant heuristics a skill
+// generation considers.
+const maxSkillHeuristics = 8
+
+// SkillResult reports a created, upgraded or changed skill.
+type SkillResult struct {
+	Skill experience.Skill `json:"skill"`
+	// Created is true for a new skill, false for an upgrade or a change.
+	Created bool `json:"created"`
+	// Path is the SKILL.md file.
+	Path string `json:"path"`
+	// Adopted lists the heuristics the skill adopted, with their
+	// promotions.
+	Adopted []HeuristicChange `json:"adopted"`
+	// Redacted counts secrets removed from the document.
+	Redacted int `json:"redacted"`
+}
+
+// SkillGenerateInput asks the chat model for a skill from a task's
+// experience (a new skill, or an upgrade of Skill).
+type SkillGenerateInput struct {
+	Project string `json:"project,omitempty"`
+	TaskID  string `json:"bead_id"`
+	// Skill is the name or id of a skill to upgrade; empty creates one.
+	Skill string `json:"skill,omitempty"`
+}
+
+// GenerateSkill writes (or upgrades) a skill from a task's experience with
+// the chat model. Without one, the agent can do it: ExtractionRequest with
+// kind "skill".
+func (e *Engine) GenerateSkill(ctx context.Context, in SkillGenerateInput) (*SkillResult, error) {
+	const op = "generate skill"
+	now := e.Now()
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "bead_id", in.TaskID); err != nil {
+		return nil, err
+	}
+	if e.x.chat == nil {
+		return nil, &Error{Op: op, Kind: KindConflict, Message: "no chat model is configured",
+			Hint: "configure [[model.chat]], or let the agent write the skill (extraction_request with kind skill)",
+			Next: "extraction_request"}
+	}
+	exp, hs, existing, err := e.skillMaterial(ctx, op, project, in.TaskID, in.Skill)
+	if err != nil {
+		return nil, err
+	}
+	draft, err := experience.GenerateSkillWithModel(ctx, e.x.chat, exp, hs, existing)
+	if err != nil {
+		return nil, modelError(op, err)
+	}
+	return e.saveSkill(ctx, op, project, in.TaskID, draft, existing, now)
+}
+
+func (e *Engine) skillRequest(ctx context.Context, op, project, taskID, skill string) (*experience.AgentTask, error) {
+	exp, hs, existing, err := e.skillMaterial(ctx, op, project, taskID, skill)
+	if err != nil {
+		return nil, err
+	}
+	t := experience.AgentSkillTask(exp, hs, existing)
+	return &t, nil
+}
+
+func (e *Engine) submitSkill(ctx context.Context, op, project, taskID, skill string, raw json.RawMessage, now time.Time) (*SkillResult, error) {
+	_, hs, existing, err := e.skillMaterial(ctx, op, project, taskID, skill)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+	}
+	draft, err := experience.ParseSkillJSON(raw, ids)
+	if err != nil {
+		var ee *experience.ExtractionError
+		if errors.As(err, &ee) {
+			return nil, &Error{Op: op, Kind: KindInvalid, Field: "result." + ee.Field, Message: ee.Message, Err: err}
+		}
+		return nil, invalid(op, "result", "%s", err.Error())
+	}
+	return e.saveSkill(ctx, op, project, taskID, draft, existing, now)
+}
+
+// skillMaterial gathers what a skill is written from: the task's
+// experience, the recallable heuristics most relevant to it, and the skill
+// to upgrade.
+func (e *Engine) skillMaterial(ctx context.Context, op, project, taskID, skill string) (experience.TaskExperience,
+	[]experience.Heuristic, *experience.Skill, error) {
+	exp, err := e.GetExperience(ctx, project, taskID)
+	if err != nil {
+		return experience.TaskExperience{}, nil, nil, err
+	}
+	var existing *experience.Skill
+	if skill != "" {
+		d, err := e.GetSkill(ctx, project, skill)
+		if err != nil {
+			return *exp, nil, nil, err
+		}
+		existing = &d.Skill
+	}
+	query := strings.TrimSpace(exp.Goal + "\n" + exp.WorkingApproach)
+	hs := []experience.Heuristic{}
+	if query != "" {
+		r, err := e.recall(ctx, op, RecallInput{Project: project, Query: query, DryRun: true},
+			map[experience.ItemKind]bool{experience.ItemHeuristic: true})
+		if err != nil {
+			return *exp, nil, nil, err
+		}
+		for _, it := range r.Items {
+			if len(hs) == maxSkillHeuristics {
+				break
+			}
+			if h, err := e.GetHeuristic(ctx, project, it.RefID); err == nil {
+				hs = append(hs, h.Heuristic)
+			}
+		}
+	}
+	return *exp, hs, existing, nil
+}
+
+// saveSkill stores a new skill (draft, version 1) or a new version of an
+// existing one, adopts its heuristics (a candidate adopted by a skill
+// becomes active), indexes it for recall, and writes its SKILL.md.
+func (e *Engine) saveSkill(ctx context.Context, op, project, taskID string, draft experience.SkillProposal,
+	existing *experience.Skill, now time.Time) (*SkillResult, error) {
+	name := ""
+	if existing != nil {
+		name = existing.Name
+	} else {
+		var err error
+		if name, err = experience.SanitizeName(draft.Name); err != nil {
+			return nil, invalid(op, "result.name", "%s", err.Error())
+		}
+	}
+	doc := draft.SkillDoc
+	doc.Name = name
+	content, redacted := experience.RedactSecrets(experience.RenderSkill(doc))
+	parsed, err := experience.ParseSkill(content)
+	if err != nil {
+		return nil, invalid(op, "result", "the skill does not make a valid SKILL.md: %s", err.Error())
+	}
+	text := skillText(parsed)
+	vecs, err := e.embed(ctx, op, text)
+	if err != nil {
+		return nil, err
+	}
+	res := &SkillResult{Redacted: redacted, Adopted: []HeuristicChange{}}
+	defer e.x.writers.lock("heuristics\x00" + project)()
+	var after func()
+	err = e.update(ctx, op, func(tx store.Tx) error {
+		res.Adopted = []HeuristicChange{}
+		w, err := e.vecWriter(ctx, tx, project)
+		if err != nil {
+			return err
+		}
+		sk, err := tx.GetSkillByName(ctx, project, name)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			sk = experience.Skill{ID: newID("skill-"), Project: project, Name: name, Status: experience.SkillDraft,
+				SourceTaskID: taskID, CreatedAt: now, HeuristicIDs: []string{}}
+			res.Created = true
+		case err != nil:
+			return err
+		default:
+			if sk, err = tx.LockSkill(ctx, project, sk.ID); err != nil {
+				return err
+			}
+		}
+		sk.Description, sk.WhenToUse, sk.Steps = parsed.Description, parsed.WhenToUse, parsed.Steps
+		sk.Content, sk.Version, sk.UpdatedAt = content, sk.Version+1, now
+		for _, id := range draft.HeuristicIDs {
+			if !slices.Contains(sk.HeuristicIDs, id) {
+				sk.HeuristicIDs = append(sk.HeuristicIDs, id)
+			}
+		}
+		if res.Created {
+			if ok, err := tx.InsertSkill(ctx, sk); err != nil {
+				return err
+			} else if !ok {
+				return &Error{Op: op, Kind: KindConflict, Message: "a skill named " + name + " was created meanwhile; retry"}
+			}
+		} else if err := tx.UpdateSkill(ctx, sk); err != nil {
+			return err
+		}
+		changelog := draft.Changelog
+		if changelog == "" && res.Created {
+			changelog = "created from task " + taskID
+		}
+		if _, err := tx.InsertSkillVersion(ctx, experience.SkillVersion{Project: project, SkillID: sk.ID, Version: sk.Version,
+			Content: content, Changelog: changelog, SourceTaskID: taskID, CreatedAt: now}); err != nil {
+			return err
+		}
+		for _, id := range draft.HeuristicIDs {
+			h, err := tx.LockHeuristic(ctx, project, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			next, tr := e.x.cfg.Lifecycle.AdoptedBySkill(h, name, now)
+			if tr != nil {
+				next.UpdatedAt = now
+				if err := tx.UpdateHeuristic(ctx, next); err != nil {
+					return err
+				}
+			}
+			res.Adopted = append(res.Adopted, HeuristicChange{HeuristicID: id, Status: next.Status, Rule: next.Rule,
+				Transition: tr, Action: experience.EvidenceManual, Similarity: 1})
+		}
+		if err := w.put(ctx, tx, experience.ItemSkill, sk.ID, text, vecs[0], now); err != nil {
+			return err
+		}
+		res.Skill = sk
+		after, err = w.finish(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	after()
+	if res.Path, err = e.writeSkillFile(res.Skill); err != nil {
+		return nil, &Error{Op: op, Kind: KindInternal, Message: "the skill is stored but its SKILL.md could not be written: " + err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// skillText is what recall indexes of a skill.
+func skillText(d experience.SkillDoc) string {
+	return d.Name + "\n" + d.Description + "\n" + d.WhenToUse + "\n" + strings.Join(d.Steps, "\n")
+}
+
+// writeSkillFile writes a skill's SKILL.md under the skills directory
+// (atomically: a temporary file renamed into place).
+func (e *Engine) writeSkillFile(sk experience.Skill) (string, error) {
+	dir, err := experience.SkillDir(e.x.skillsDir, sk.Project, sk.Name)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "SKILL.md")
+	tmp, err := os.CreateTemp(dir, ".SKILL.md-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.WriteString(sk.Content)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return path, nil
+}
+
+// SkillStatusInput changes a skill's lifecycle state.
+type SkillStatusInput struct {
+	Project string `json:"project,omitempty"`
+	// Skill is the skill's name or id.
+	Skill string `json:"skill"`
+	// Status is active or archived (or draft, from archived).
+	Status string `json:"status"`
+}
+
+// skillMoves lists the allowed skill transitions.
+var skillMoves = map[experience.SkillStatus][]experience.SkillStatus{
+	experience.SkillDraft:    {experience.SkillActive, experience.SkillArchived},
+	experience.SkillActive:   {experience.SkillArchived},
+	experience.SkillArchived: {experience.SkillActive, experience.SkillDraft},
+}
+
+// SetSkillStatus moves a skill through draft → active → archived (an
+// archived skill may be reactivated). Only active skills are recalled.
+func (e *Engine) SetSkillStatus(ctx context.Context, in SkillStatusInput) (*SkillResult, error) {
+	const op = "set skill status"
+	now := e.Now()
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "skill", in.Skill); err != nil {
+		return nil, err
+	}
+	to := experience.SkillStatus(strings.ToLower(strings.TrimSpace(in.Status)))
+	if !slices.Contains(experience.SkillStatuses, to) {
+		return nil, invalid(op, "status", "unknown status %q (want draft, active or archived)", in.Status)
+	}
+	res := &SkillResult{Adopted: []HeuristicChange{}}
+	err = e.update(ctx, op, func(tx store.Tx) error {
+		sk, err := e.skill(ctx, tx, op, project, in.Skill)
+		if err != nil {
+			return err
+		}
+		if sk, err = tx.LockSkill(ctx, project, sk.ID); err != nil {
+			return err
+		}
+		if !slices.Contains(skillMoves[sk.Status], to) {
+			return &Error{Op: op, Kind: KindConflict, Field: "status",
+				Message: sprintf("skill %s is %s and cannot become %s", sk.Name, sk.Status, to)}
+		}
+		sk.Status, sk.UpdatedAt = to, now
+		if err := tx.UpdateSkill(ctx, sk); err != nil {
+			return err
+		}
+		res.Skill = sk
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := experience.SkillDir(e.x.skillsDir, res.Skill.Project, res.Skill.Name)
+	if err == nil {
+		res.Path = filepath.Join(dir, "SKILL.md")
+	}
+	return res, nil
+}
+
+// skill finds a skill by id or name.
+func (e *Engine) skill(ctx context.Context, tx store.Tx, op, project, ref string) (experience.Skill, error) {
+	sk, err := tx.GetSkill(ctx, project, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		sk, err = tx.GetSkillByName(ctx, project, ref)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return sk, &Error{Op: op, Kind: KindNotFound, Field: "skill", Message: "no skill " + ref + " in project " + project,
+			Next: "list_skills"}
+	}
+	return sk, err
+}
+
+// SkillQuery lists skills.
+type SkillQuery struct {
+	Project string `json:"project,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Search  string `json:"search,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+	Offset  int    `json:"offset,omitempty"`
+}
+
+// SkillList is a page of skills by name.
+type SkillList struct {
+	Project string             `json:"project"`
+	Total   int64              `json:"total"`
+	Skills  []experience.Skill `json:"skills"`
+}
+
+// ListSkills lists skills by name.
+func (e *Engine) ListSkills(ctx context.Context, q SkillQuery) (*SkillList, error) {
+	const op = "list skills"
+	project, err := e.project(op, q.Project)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit(op, q.Limit, q.Offset)
+	if err != nil {
+		return nil, err
+	}
+	f := store.SkillFilter{Search: q.Search, Limit: limit, Offset: q.Offset}
+	if q.Status != "" {
+		f.Status = experience.SkillStatus(strings.ToLower(q.Status))
+		if !slices.Contains(experience.SkillStatuses, f.Status) {
+			return nil, invalid(op, "status", "unknown status %q (want draft, active or archived)", q.Status)
+		}
+	}
+	if err := validText(op, "search", q.Search, maxIDLen, false); err != nil {
+		return nil, err
+	}
+	out := &SkillList{Project: project}
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		var err error
+		if out.Total, err = tx.CountSkills(ctx, project, f); err != nil {
+			return err
+		}
+		out.Skills, err = tx.ListSkills(ctx, project, f)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SkillDetail is a skill with its versions and adopted heuristics.
+type SkillDetail struct {
+	Skill      experience.Skill          `json:"skill"`
+	Versions   []experience.SkillVersion `json:"versions"`
+	Heuristics []experience.Heuristic    `json:"heuristics"`
+	Path       string                    `json:"path"`
+}
+
+// GetSkill returns a skill (by id or name) with its versions and the
+// heuristics it adopted.
+func (e *Engine) GetSkill(ctx context.Context, project, ref string) (*SkillDetail, error) {
+	const op = "get skill"
+	project, err := e.project(op, project)
+	if err != nil {
+		return nil, err
+	}
+	if err := validID(op, "skill", ref); err != nil {
+		return nil, err
+	}
+	d := &SkillDetail{Heuristics: []experience.Heuristic{}}
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		sk, err := e.skill(ctx, tx, op, project, ref)
+		if err != nil {
+			return err
+		}
+		d.Skill = sk
+		if d.Versions, err = tx.ListSkillVersions(ctx, project, sk.ID); err != nil {
+			return err
+		}
+		for _, id := range sk.HeuristicIDs {
+			h, err := tx.GetHeuristic(ctx, project, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			d.Heuristics = append(d.Heuristics, h)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if dir, err := experience.SkillDir(e.x.skillsDir, project, d.Skill.Name); err == nil {
+		d.Path = filepath.Join(dir, "SKILL.md")
+	}
+	return d, nil
+}
+
+// SkillExportInput selects skills to export.
+type SkillExportInput struct {
+	Project string `json:"project,omitempty"`
+	// Names are skill names or ids; empty exports every skill.
+	Names []string `json:"names,omitempty"`
+}
+
+// SkillExportResult reports an export.
+type SkillExportResult struct {
+	Project    string   `json:"project"`
+	Skills     []string `json:"skills"`
+	Heuristics int      `json:"heuristics"`
+}
+
+// ExportSkills writes a skill bundle (kaizen-skill-bundle v1): the skills
+// with their versions and adopted heuristics.
+func (e *Engine) ExportSkills(ctx context.Context, w io.Writer, in SkillExportInput) (*SkillExportResult, error) {
+	const op = "export skills"
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	b := experience.Bundle{Format: experience.BundleFormat, Version: experience.BundleVersion, ExportedAt: e.Now(),
+		Project: project, Skills: []experience.BundledSkill{}}
+	res := &SkillExportResult{Project: project, Skills: []string{}}
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		var skills []experience.Skill
+		if len(in.Names) == 0 {
+			all, err := tx.ListSkills(ctx, project, store.SkillFilter{})
+			if err != nil {
+				return err
+			}
+			skills = all
+		}
+		for _, n := range in.Names {
+			sk, err := e.skill(ctx, tx, op, project, n)
+			if err != nil {
+				return err
+			}
+			skills = append(skills, sk)
+		}
+		for _, sk := range skills {
+			vs, err := tx.ListSkillVersions(ctx, project, sk.ID)
+			if err != nil {
+				return err
+			}
+			bs := experience.BundledSkill{Skill: sk, Versions: vs, Heuristics: []experience.Heuristic{}}
+			for _, id := range sk.HeuristicIDs {
+				h, err := tx.GetHeuristic(ctx, project, id)
+				if errors.Is(err, store.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				bs.Heuristics = append(bs.Heuristics, h)
+			}
+			res.Heuristics += len(bs.Heuristics)
+			res.Skills = append(res.Skills, sk.Name)
+			b.Skills = append(b.Skills, bs)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := experience.WriteBundle(w, b); err != nil {
+		return nil, &Error{Op: op, Kind: KindInternal, Message: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// SkillImportInput imports a bundle into a project.
+type SkillImportInput struct {
+	Project string `json:"project,omitempty"`
+}
+
+// SkillImportResult reports an import.
+type SkillImportResult struct {
+	Project    string   `json:"project"`
+	Imported   []string `json:"imported"`
+	Skipped    []string `json:"skipped"`
+	Heuristics int      `json:"heuristics"`
+}
+
+// maxBundleBytes bounds an imported bundle.
+const maxBundleBytes = 32 << 20
+
+// ImportSkills imports a skill bundle: skills whose name the project
+// already has are skipped (import is idempotent), heuristics are added
+// when their id is new, and every imported item is indexed for recall.
+func (e *Engine) ImportSkills(ctx context.Context, r io.Reader, in SkillImportInput) (*SkillImportResult, error) {
+	const op = "import skills"
+	now := e.Now()
+	project, err := e.project(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	b, err := experience.ReadBundle(r, maxBundleBytes)
+	if err != nil {
+		return nil, &Error{Op: op, Kind: KindInvalid, Field: "bundle", Message: err.Error(), Err: err}
+	}
+	// Embed everything before the transaction.
+	var texts []string
+	for _, bs := range b.Skills {
+		texts = append(texts, skillText(experience.SkillDoc{Name: bs.Skill.Name, Description: bs.Skill.Description,
+			WhenToUse: bs.Skill.WhenToUse, Steps: bs.Skill.Steps}))
+		for _, h := range bs.Heuristics {
+			texts = append(texts, experience.HeuristicText(h.Kind, h.Trigger, h.Rule))
+		}
+	}
+	var vecs [][]float32
+	if len(texts) > 0 {
+		if vecs, err = e.embed(ctx, op, texts...); err != nil {
+			return nil, err
+		}
+	}
+	res := &SkillImportResult{Project: project, Imported: []string{}, Skipped: []string{}}
+	var imported []experience.Skill
+	defer e.x.writers.lock("heuristics\x00" + project)()
+	var after func()
+	err = e.update(ctx, op, func(tx store.Tx) error {
+		res.Imported, res.Skipped, res.Heuristics, imported = []string{}, []string{}, 0, nil
+		w, err := e.vecWriter(ctx, tx, project)
+		if err != nil {
+			return err
+		}
+		next := 0
+		for _, bs := range b.Skills {
+			skillVec := vecs[next]
+			next++
+			hvecs := vecs[next : next+len(bs.Heuristics)]
+			next += len(bs.Heuristics)
+			for i, h := range bs.Heuristics {
+				h.Project = project
+				ok, err := tx.InsertHeuristic(ctx, h)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				res.Heuristics++
+				if _, err := tx.InsertEvidence(ctx, experience.HeuristicEvidence{ID: newID("hev-"), Project: project,
+					HeuristicID: h.ID, Action: experience.EvidenceManual, Text: "imported with skill " + bs.Skill.Name,
+					Similarity: 1, CreatedAt: now}); err != nil {
+					return err
+				}
+				if h.Status != experience.StatusArchived {
+					if err := w.put(ctx, tx, experience.ItemHeuristic, h.ID, experience.HeuristicText(h.Kind, h.Trigger, h.Rule),
+						hvecs[i], now); err != nil {
+						return err
+					}
+				}
+			}
+			sk := bs.Skill
+			sk.Project = project
+			ok, err := tx.InsertSkill(ctx, sk)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				res.Skipped = append(res.Skipped, sk.Name)
+				continue
+			}
+			for _, v := range bs.Versions {
+				v.Project, v.SkillID = project, sk.ID
+				if _, err := tx.InsertSkillVersion(ctx, v); err != nil {
+					return err
+				}
+			}
+			if err := w.put(ctx, tx, experience.ItemSkill, sk.ID, skillText(experience.SkillDoc{Name: sk.Name,
+				Description: sk.Description, WhenToUse: sk.WhenToUse, Steps: sk.Steps}), skillVec, now); err != nil {
+				return err
+			}
+			res.Imported = append(res.Imported, sk.Name)
+			imported = append(imported, sk)
+		}
+		after, err = w.finish(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	after()
+	for _, sk := range imported {
+		if _, err := e.writeSkillFile(sk); err != nil {
+			return nil, &Error{Op: op, Kind: KindInternal, Message: "skills are stored but a SKILL.md could not be written: " + err.Error(), Err: err}
+		}
+	}
+	return res, nil
+}
