@@ -59,22 +59,7 @@ func (e *Engine) ProjectSignature(ctx context.Context, project string) (string, 
 		if err != nil {
 			return err
 		}
-		xv, err := tx.ExperienceVersion(ctx, project)
-		if err != nil {
-			return err
-		}
-		recalls, err := tx.CountRecalls(ctx, project, store.RecallFilter{})
-		if err != nil {
-			return err
-		}
-		heur, err := tx.ListHeuristics(ctx, project, store.HeuristicFilter{Limit: 1})
-		if err != nil {
-			return err
-		}
-		last, task, session, lesson := "-", "-", "-", "-"
-		if len(heur) > 0 {
-			lesson = heur[0].ID + "@" + heur[0].UpdatedAt.Format(time.RFC3339Nano)
-		}
+		last, task, session := "-", "-", "-"
 		if len(newest) > 0 {
 			last = newest[0].ID
 		}
@@ -84,8 +69,7 @@ func (e *Engine) ProjectSignature(ctx context.Context, project string) (string, 
 		if len(sessions) > 0 {
 			session = sessions[0].ID + "@" + sessions[0].UpdatedAt.Format(time.RFC3339Nano)
 		}
-		sig = fmt.Sprintf("%d.%d.%s.%d.%d.%s.%s.%d.%d.%s", pv.Version, pv.ResetVersion, last, errs, open, task, session,
-			xv, recalls, lesson)
+		sig = fmt.Sprintf("%d.%d.%s.%d.%d.%s.%s", pv.Version, pv.ResetVersion, last, errs, open, task, session)
 		return nil
 	})
 	return sig, err

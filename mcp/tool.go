@@ -413,13 +413,13 @@ func errorResult(tool string, err error) *mcpsdk.CallToolResult {
 	fmt.Fprintf(&b, ": %s.", strings.TrimSuffix(msg, "."))
 	hint := ke.Hint
 	next := ke.Next != "" && hasTool(ke.Next)
-	switch {
-	case next && hint == "" && ke.Kind == kaizen.KindNotFound:
-		hint = "check the id or content with the " + ke.Next + " tool"
-	case hint == "":
+	if hint == "" {
 		hint = defaultHints[ke.Kind]
+		if next && ke.Kind == kaizen.KindNotFound {
+			hint = "check the id or content" // the tool named below lists them
+		}
 	}
-	if next && !strings.Contains(hint, ke.Next) {
+	if next {
 		hint = strings.TrimSuffix(hint, ".") + " (call the " + ke.Next + " tool)"
 	}
 	if hint != "" {
