@@ -289,3 +289,54 @@ func zeroVector(v []float32) bool {
 
 // Embedder returns the embedder of the experience system's vectors.
 func (e *Engine) Embedder() model.Embedder { return e.x.embedder }
+
+// pageQuery validates what every listing takes: the project, the page, and
+// optional ids given as field name, value pairs (empty values are absent).
+// It returns the project and the page's limit.
+func (e *Engine) pageQuery(op, project string, limit, offset int, ids ...string) (string, int, error) {
+	project, err := e.project(op, project)
+	if err != nil {
+		return "", 0, err
+	}
+	if limit, err = pageLimit(op, limit, offset); err != nil {
+		return "", 0, err
+	}
+	return project, limit, validOptionalIDs(op, ids...)
+}
+
+// validOptionalIDs checks ids given as field name, value pairs; an empty
+// value is an absent id.
+func validOptionalIDs(op string, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			continue
+		}
+		if err := validID(op, pairs[i], pairs[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listPage counts a listing and reads its page in one read transaction.
+// The page is never nil, so every surface answers an empty list as [].
+func listPage[T any](ctx context.Context, e *Engine, op string, count func(store.Tx) (int64, error),
+	list func(store.Tx) ([]T, error)) (int64, []T, error) {
+	var total int64
+	var items []T
+	err := e.view(ctx, op, func(tx store.Tx) error {
+		var err error
+		if total, err = count(tx); err != nil {
+			return err
+		}
+		items, err = list(tx)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if items == nil {
+		items = []T{}
+	}
+	return total, items, nil
+}

@@ -103,10 +103,8 @@ func (e *Engine) Capture(ctx context.Context, in CaptureInput) (*CaptureResult, 
 		if strings.TrimSpace(content) == "" {
 			return nil, invalid(op, field+".content", "is required and must not be blank")
 		}
-		if t.TurnID != "" {
-			if err := validID(op, field+".turn_id", t.TurnID); err != nil {
-				return nil, err
-			}
+		if err := validOptionalIDs(op, field+".turn_id", t.TurnID); err != nil {
+			return nil, err
 		}
 		at, err := parseTime(op, field+".time", t.Time, now)
 		if err != nil {
@@ -128,10 +126,15 @@ func (e *Engine) Capture(ctx context.Context, in CaptureInput) (*CaptureResult, 
 			memIdx = append(memIdx, i)
 		}
 	}
-	var vecs [][]float32
+	// memVec[i] is the vector of turn i when it is a memory, else nil.
+	memVec := make([][]float32, len(res.Turns))
 	if len(texts) > 0 {
-		if vecs, err = e.embed(ctx, op, texts...); err != nil {
+		vecs, err := e.embed(ctx, op, texts...)
+		if err != nil {
 			return nil, err
+		}
+		for j, i := range memIdx {
+			memVec[i] = vecs[j]
 		}
 	}
 	var after func()
@@ -141,23 +144,18 @@ func (e *Engine) Capture(ctx context.Context, in CaptureInput) (*CaptureResult, 
 		if err != nil {
 			return err
 		}
-		mem := 0
 		for i, t := range res.Turns {
 			ok, err := tx.InsertTurn(ctx, t)
 			if err != nil {
 				return err
-			}
-			isMem := mem < len(memIdx) && memIdx[mem] == i
-			if isMem {
-				mem++
 			}
 			if !ok {
 				res.Duplicates++
 				continue
 			}
 			res.Stored++
-			if isMem {
-				if err := w.put(ctx, tx, experience.ItemMemory, t.ID, t.Content, vecs[mem-1], now); err != nil {
+			if memVec[i] != nil {
+				if err := w.put(ctx, tx, experience.ItemMemory, t.ID, t.Content, memVec[i], now); err != nil {
 					return err
 				}
 			}
@@ -239,31 +237,14 @@ type TurnList struct {
 // ListTurns lists captured turns, oldest first.
 func (e *Engine) ListTurns(ctx context.Context, q TurnQuery) (*TurnList, error) {
 	const op = "list turns"
-	project, err := e.project(op, q.Project)
+	project, limit, err := e.pageQuery(op, q.Project, q.Limit, q.Offset, "bead_id", q.TaskID)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageLimit(op, q.Limit, q.Offset)
-	if err != nil {
-		return nil, err
-	}
-	if q.TaskID != "" {
-		if err := validID(op, "bead_id", q.TaskID); err != nil {
-			return nil, err
-		}
-	}
-	out := &TurnList{Project: project}
 	f := store.TurnFilter{TaskID: q.TaskID, Limit: limit, Offset: q.Offset}
-	err = e.view(ctx, op, func(tx store.Tx) error {
-		var err error
-		if out.Total, err = tx.CountTurns(ctx, project, f); err != nil {
-			return err
-		}
-		out.Turns, err = tx.ListTurns(ctx, project, f)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	out := &TurnList{Project: project}
+	out.Total, out.Turns, err = listPage(ctx, e, op,
+		func(tx store.Tx) (int64, error) { return tx.CountTurns(ctx, project, f) },
+		func(tx store.Tx) ([]experience.Turn, error) { return tx.ListTurns(ctx, project, f) })
+	return out, err
 }

@@ -1,6 +1,7 @@
 package kaizen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,18 +209,9 @@ type SignalList struct {
 // ListSignals lists stored feedback signals.
 func (e *Engine) ListSignals(ctx context.Context, q SignalQuery) (*SignalList, error) {
 	const op = "list signals"
-	project, err := e.project(op, q.Project)
+	project, limit, err := e.pageQuery(op, q.Project, q.Limit, q.Offset, "bead_id", q.TaskID)
 	if err != nil {
 		return nil, err
-	}
-	limit, err := pageLimit(op, q.Limit, q.Offset)
-	if err != nil {
-		return nil, err
-	}
-	if q.TaskID != "" {
-		if err := validID(op, "bead_id", q.TaskID); err != nil {
-			return nil, err
-		}
 	}
 	typ := experience.SignalType(q.Type)
 	if q.Type != "" && !slices.Contains(experience.SignalTypes, typ) {
@@ -227,18 +219,10 @@ func (e *Engine) ListSignals(ctx context.Context, q SignalQuery) (*SignalList, e
 	}
 	f := store.SignalFilter{TaskID: q.TaskID, Type: typ, Limit: limit, Offset: q.Offset}
 	out := &SignalList{Project: project}
-	err = e.view(ctx, op, func(tx store.Tx) error {
-		var err error
-		if out.Total, err = tx.CountSignals(ctx, project, f); err != nil {
-			return err
-		}
-		out.Signals, err = tx.ListSignals(ctx, project, f)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	out.Total, out.Signals, err = listPage(ctx, e, op,
+		func(tx store.Tx) (int64, error) { return tx.CountSignals(ctx, project, f) },
+		func(tx store.Tx) ([]experience.FeedbackSignal, error) { return tx.ListSignals(ctx, project, f) })
+	return out, err
 }
 
 // ExperienceInput asks for a task's experience.
@@ -496,11 +480,11 @@ func (e *Engine) ExtractionRequest(ctx context.Context, in ExtractionRequestInpu
 }
 
 func extractionKind(op, k string) (string, error) {
-	switch strings.ToLower(k) {
-	case "", "experience":
-		return "experience", nil
-	case "signals", "skill":
-		return strings.ToLower(k), nil
+	switch k = strings.ToLower(k); k {
+	case "":
+		return experience.AgentKindExperience, nil
+	case experience.AgentKindExperience, experience.AgentKindSignals, experience.AgentKindSkill:
+		return k, nil
 	}
 	return "", invalid(op, "kind", "unknown kind %q (want experience, signals or skill)", k)
 }
@@ -548,6 +532,7 @@ func (e *Engine) SubmitExtraction(ctx context.Context, in ExtractionSubmitInput)
 	if len(in.Result) > maxSubmitBytes {
 		return nil, invalid(op, "result", "is larger than %d bytes", maxSubmitBytes)
 	}
+	in.Result = unquoteObject(in.Result)
 	out := &ExtractionSubmitResult{Kind: kind}
 	submitErr := func(err error) error {
 		var ee *experience.ExtractionError
@@ -646,27 +631,17 @@ type ExperienceList struct {
 // ListExperiences lists stored task experiences, newest first.
 func (e *Engine) ListExperiences(ctx context.Context, q ExperienceQuery) (*ExperienceList, error) {
 	const op = "list experiences"
-	project, err := e.project(op, q.Project)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := pageLimit(op, q.Limit, q.Offset)
+	project, limit, err := e.pageQuery(op, q.Project, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err
 	}
 	out := &ExperienceList{Project: project}
-	err = e.view(ctx, op, func(tx store.Tx) error {
-		var err error
-		if out.Total, err = tx.CountExperiences(ctx, project); err != nil {
-			return err
-		}
-		out.Experiences, err = tx.ListExperiences(ctx, project, store.PageFilter{Limit: limit, Offset: q.Offset})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	out.Total, out.Experiences, err = listPage(ctx, e, op,
+		func(tx store.Tx) (int64, error) { return tx.CountExperiences(ctx, project) },
+		func(tx store.Tx) ([]experience.TaskExperience, error) {
+			return tx.ListExperiences(ctx, project, store.PageFilter{Limit: limit, Offset: q.Offset})
+		})
+	return out, err
 }
 
 // joinStrings joins string-typed values with ", ".
@@ -676,4 +651,23 @@ func joinStrings[T ~string](vs []T) string {
 		parts[i] = string(v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// unquoteObject accepts a result sent as a JSON string holding the object
+// ("{\"goal\": …}", an easy mistake for an agent): it is the object it
+// holds. Anything else is returned unchanged for validation to judge.
+func unquoteObject(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '"' {
+		return raw
+	}
+	var s string
+	if json.Unmarshal(t, &s) != nil {
+		return raw
+	}
+	inner := bytes.TrimSpace([]byte(s))
+	if len(inner) > 0 && inner[0] == '{' && json.Valid(inner) {
+		return inner
+	}
+	return raw
 }

@@ -157,11 +157,7 @@ type HeuristicList struct {
 // ListHeuristics lists heuristics.
 func (e *Engine) ListHeuristics(ctx context.Context, q HeuristicQuery) (*HeuristicList, error) {
 	const op = "list heuristics"
-	project, err := e.project(op, q.Project)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := pageLimit(op, q.Limit, q.Offset)
+	project, limit, err := e.pageQuery(op, q.Project, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -183,18 +179,10 @@ func (e *Engine) ListHeuristics(ctx context.Context, q HeuristicQuery) (*Heurist
 		return nil, err
 	}
 	out := &HeuristicList{Project: project}
-	err = e.view(ctx, op, func(tx store.Tx) error {
-		var err error
-		if out.Total, err = tx.CountHeuristics(ctx, project, f); err != nil {
-			return err
-		}
-		out.Heuristics, err = tx.ListHeuristics(ctx, project, f)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	out.Total, out.Heuristics, err = listPage(ctx, e, op,
+		func(tx store.Tx) (int64, error) { return tx.CountHeuristics(ctx, project, f) },
+		func(tx store.Tx) ([]experience.Heuristic, error) { return tx.ListHeuristics(ctx, project, f) })
+	return out, err
 }
 
 // HeuristicDetail is a heuristic with its history.
@@ -303,12 +291,8 @@ func (e *Engine) HeuristicFeedback(ctx context.Context, in HeuristicFeedbackInpu
 	if v != experience.VerdictHelpful && v != experience.VerdictMisleading {
 		return nil, invalid(op, "verdict", "must be helpful or misleading, got %q", in.Verdict)
 	}
-	for field, val := range map[string]string{"recall_id": in.RecallID, "bead_id": in.TaskID, "source": in.Source} {
-		if val != "" {
-			if err := validID(op, field, val); err != nil {
-				return nil, err
-			}
-		}
+	if err := validOptionalIDs(op, "recall_id", in.RecallID, "bead_id", in.TaskID, "source", in.Source); err != nil {
+		return nil, err
 	}
 	if err := validText(op, "note", in.Note, maxTextLen, false); err != nil {
 		return nil, err
@@ -368,8 +352,8 @@ type HeuristicActionInput struct {
 	By string `json:"by,omitempty"`
 }
 
-// Heuristic actions.
-var heuristicActions = []string{"archive", "outdated", "supersede", "restore"}
+// HeuristicActions lists the actions of HeuristicAction.
+var HeuristicActions = []string{"archive", "outdated", "supersede", "restore"}
 
 // HeuristicAction archives, marks outdated, supersedes or restores a
 // heuristic.
@@ -384,8 +368,8 @@ func (e *Engine) HeuristicAction(ctx context.Context, in HeuristicActionInput) (
 		return nil, err
 	}
 	action := strings.ToLower(strings.TrimSpace(in.Action))
-	if !slices.Contains(heuristicActions, action) {
-		return nil, invalid(op, "action", "unknown action %q (want one of %s)", in.Action, strings.Join(heuristicActions, ", "))
+	if !slices.Contains(HeuristicActions, action) {
+		return nil, invalid(op, "action", "unknown action %q (want one of %s)", in.Action, strings.Join(HeuristicActions, ", "))
 	}
 	if err := validText(op, "reason", in.Reason, maxTextLen, action == "archive" || action == "outdated"); err != nil {
 		return nil, err

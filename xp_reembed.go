@@ -141,8 +141,7 @@ func itemText(ctx context.Context, tx store.Tx, project string, kind experience.
 		return experience.HeuristicText(h.Kind, h.Trigger, h.Rule), err
 	case experience.ItemSkill:
 		sk, err := tx.GetSkill(ctx, project, id)
-		return skillText(experience.SkillDoc{Name: sk.Name, Description: sk.Description, WhenToUse: sk.WhenToUse,
-			Steps: sk.Steps}), err
+		return skillTextOf(sk), err
 	default:
 		t, err := tx.GetTurn(ctx, project, id)
 		return t.Content, err
@@ -169,35 +168,16 @@ type RecallList struct {
 // ListRecalls lists stored recalls, newest first.
 func (e *Engine) ListRecalls(ctx context.Context, q RecallQuery) (*RecallList, error) {
 	const op = "list recalls"
-	project, err := e.project(op, q.Project)
+	project, limit, err := e.pageQuery(op, q.Project, q.Limit, q.Offset, "bead_id", q.TaskID, "ref_id", q.RefID)
 	if err != nil {
 		return nil, err
-	}
-	limit, err := pageLimit(op, q.Limit, q.Offset)
-	if err != nil {
-		return nil, err
-	}
-	for field, v := range map[string]string{"bead_id": q.TaskID, "ref_id": q.RefID} {
-		if v != "" {
-			if err := validID(op, field, v); err != nil {
-				return nil, err
-			}
-		}
 	}
 	f := store.RecallFilter{TaskID: q.TaskID, RefID: q.RefID, Limit: limit, Offset: q.Offset}
 	out := &RecallList{Project: project}
-	err = e.view(ctx, op, func(tx store.Tx) error {
-		var err error
-		if out.Total, err = tx.CountRecalls(ctx, project, f); err != nil {
-			return err
-		}
-		out.Recalls, err = tx.ListRecalls(ctx, project, f)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	out.Total, out.Recalls, err = listPage(ctx, e, op,
+		func(tx store.Tx) (int64, error) { return tx.CountRecalls(ctx, project, f) },
+		func(tx store.Tx) ([]experience.RecallEvent, error) { return tx.ListRecalls(ctx, project, f) })
+	return out, err
 }
 
 // GetRecall returns a stored recall.

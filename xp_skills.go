@@ -109,32 +109,46 @@ func (e *Engine) skillMaterial(ctx context.Context, op, project, taskID, skill s
 	if err != nil {
 		return experience.TaskExperience{}, nil, nil, err
 	}
-	var existing *experience.Skill
-	if skill != "" {
-		d, err := e.GetSkill(ctx, project, skill)
-		if err != nil {
-			return *exp, nil, nil, err
-		}
-		existing = &d.Skill
+	if err := validOptionalIDs(op, "skill", skill); err != nil {
+		return *exp, nil, nil, err
 	}
-	query := strings.TrimSpace(exp.Goal + "\n" + exp.WorkingApproach)
-	hs := []experience.Heuristic{}
-	if query != "" {
+	var ids []string
+	if query := strings.TrimSpace(exp.Goal + "\n" + exp.WorkingApproach); query != "" {
 		r, err := e.recall(ctx, op, RecallInput{Project: project, Query: query, DryRun: true},
 			map[experience.ItemKind]bool{experience.ItemHeuristic: true})
 		if err != nil {
 			return *exp, nil, nil, err
 		}
 		for _, it := range r.Items {
+			ids = append(ids, it.RefID)
+		}
+	}
+	var existing *experience.Skill
+	hs := []experience.Heuristic{}
+	err = e.view(ctx, op, func(tx store.Tx) error {
+		if skill != "" {
+			sk, err := e.skill(ctx, tx, op, project, skill)
+			if err != nil {
+				return err
+			}
+			existing = &sk
+		}
+		for _, id := range ids {
 			if len(hs) == maxSkillHeuristics {
 				break
 			}
-			if h, err := e.GetHeuristic(ctx, project, it.RefID); err == nil {
-				hs = append(hs, h.Heuristic)
+			h, err := tx.GetHeuristic(ctx, project, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
 			}
+			if err != nil {
+				return err
+			}
+			hs = append(hs, h)
 		}
-	}
-	return *exp, hs, existing, nil
+		return nil
+	})
+	return *exp, hs, existing, err
 }
 
 // saveSkill stores a new skill (draft, version 1) or a new version of an
@@ -247,6 +261,11 @@ func (e *Engine) saveSkill(ctx context.Context, op, project, taskID string, draf
 // skillText is what recall indexes of a skill.
 func skillText(d experience.SkillDoc) string {
 	return d.Name + "\n" + d.Description + "\n" + d.WhenToUse + "\n" + strings.Join(d.Steps, "\n")
+}
+
+// skillTextOf is skillText of a stored skill.
+func skillTextOf(sk experience.Skill) string {
+	return skillText(experience.SkillDoc{Name: sk.Name, Description: sk.Description, WhenToUse: sk.WhenToUse, Steps: sk.Steps})
 }
 
 // writeSkillFile writes a skill's SKILL.md under the skills directory
@@ -371,11 +390,7 @@ type SkillList struct {
 // ListSkills lists skills by name.
 func (e *Engine) ListSkills(ctx context.Context, q SkillQuery) (*SkillList, error) {
 	const op = "list skills"
-	project, err := e.project(op, q.Project)
-	if err != nil {
-		return nil, err
-	}
-	limit, err := pageLimit(op, q.Limit, q.Offset)
+	project, limit, err := e.pageQuery(op, q.Project, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -390,18 +405,10 @@ func (e *Engine) ListSkills(ctx context.Context, q SkillQuery) (*SkillList, erro
 		return nil, err
 	}
 	out := &SkillList{Project: project}
-	err = e.view(ctx, op, func(tx store.Tx) error {
-		var err error
-		if out.Total, err = tx.CountSkills(ctx, project, f); err != nil {
-			return err
-		}
-		out.Skills, err = tx.ListSkills(ctx, project, f)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	out.Total, out.Skills, err = listPage(ctx, e, op,
+		func(tx store.Tx) (int64, error) { return tx.CountSkills(ctx, project, f) },
+		func(tx store.Tx) ([]experience.Skill, error) { return tx.ListSkills(ctx, project, f) })
+	return out, err
 }
 
 // SkillDetail is a skill with its versions and adopted heuristics.
@@ -559,8 +566,7 @@ func (e *Engine) ImportSkills(ctx context.Context, r io.Reader, in SkillImportIn
 	// Embed everything before the transaction.
 	var texts []string
 	for _, bs := range b.Skills {
-		texts = append(texts, skillText(experience.SkillDoc{Name: bs.Skill.Name, Description: bs.Skill.Description,
-			WhenToUse: bs.Skill.WhenToUse, Steps: bs.Skill.Steps}))
+		texts = append(texts, skillTextOf(bs.Skill))
 		for _, h := range bs.Heuristics {
 			texts = append(texts, experience.HeuristicText(h.Kind, h.Trigger, h.Rule))
 		}
@@ -583,9 +589,9 @@ func (e *Engine) ImportSkills(ctx context.Context, r io.Reader, in SkillImportIn
 		}
 		next := 0
 		for _, bs := range b.Skills {
-			skillVec := vecs[next]
+			stext, svec := texts[next], vecs[next]
 			next++
-			hvecs := vecs[next : next+len(bs.Heuristics)]
+			htexts, hvecs := texts[next:next+len(bs.Heuristics)], vecs[next:next+len(bs.Heuristics)]
 			next += len(bs.Heuristics)
 			for i, h := range bs.Heuristics {
 				h.Project = project
@@ -603,8 +609,7 @@ func (e *Engine) ImportSkills(ctx context.Context, r io.Reader, in SkillImportIn
 					return err
 				}
 				if h.Status != experience.StatusArchived {
-					if err := w.put(ctx, tx, experience.ItemHeuristic, h.ID, experience.HeuristicText(h.Kind, h.Trigger, h.Rule),
-						hvecs[i], now); err != nil {
+					if err := w.put(ctx, tx, experience.ItemHeuristic, h.ID, htexts[i], hvecs[i], now); err != nil {
 						return err
 					}
 				}
@@ -625,8 +630,7 @@ func (e *Engine) ImportSkills(ctx context.Context, r io.Reader, in SkillImportIn
 					return err
 				}
 			}
-			if err := w.put(ctx, tx, experience.ItemSkill, sk.ID, skillText(experience.SkillDoc{Name: sk.Name,
-				Description: sk.Description, WhenToUse: sk.WhenToUse, Steps: sk.Steps}), skillVec, now); err != nil {
+			if err := w.put(ctx, tx, experience.ItemSkill, sk.ID, stext, svec, now); err != nil {
 				return err
 			}
 			res.Imported = append(res.Imported, sk.Name)

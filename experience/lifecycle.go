@@ -215,6 +215,10 @@ func Archive(h Heuristic, reason string, now time.Time) (Heuristic, Transition, 
 	return h, tr, nil
 }
 
+// Restorable reports whether Restore accepts a heuristic in state s:
+// stale or archived.
+func Restorable(s HeuristicStatus) bool { return s == StatusStale || s == StatusArchived }
+
 // Restore brings a stale or archived heuristic back: to active when it
 // meets l's promotion rule (support and evidence), else to candidate. It
 // resets MisleadingStreak and clears SupersededBy; it does not set
@@ -225,7 +229,7 @@ func Restore(h Heuristic, now time.Time, l Lifecycle) (Heuristic, Transition, er
 	if l.promotable(h) {
 		to = StatusActive
 	}
-	if h.Status != StatusStale && h.Status != StatusArchived {
+	if !Restorable(h.Status) {
 		return h, Transition{}, &TransitionError{ID: h.ID, From: h.Status, To: to,
 			Reason: "only stale or archived heuristics can be restored"}
 	}

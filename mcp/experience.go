@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -41,7 +39,7 @@ var (
 	skillStates        = enumOf(experience.SkillStatuses)
 	itemKindNames      = enumOf(experience.ItemKinds)
 	extractionKinds    = []string{experience.AgentKindExperience, experience.AgentKindSignals, experience.AgentKindSkill}
-	heuristicActions   = []string{"archive", "outdated", "supersede", "restore"}
+	heuristicActions   = kaizen.HeuristicActions
 	verdicts           = []string{string(experience.VerdictHelpful), string(experience.VerdictMisleading)}
 )
 
@@ -110,11 +108,7 @@ func experienceTools() []*toolDef {
 			"type":    {desc: "Only signals of this type.", enum: signalTypeNames},
 		},
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.SignalQuery) (kaizen.SignalList, error) {
-		l, err := deref(e.ListSignals(ctx, in))
-		if l.Signals == nil {
-			l.Signals = []experience.FeedbackSignal{}
-		}
-		return l, err
+		return deref(e.ListSignals(ctx, in))
 	}, signalListText)
 
 	extractExperience := define(toolDef{
@@ -152,11 +146,7 @@ func experienceTools() []*toolDef {
 		description: "List the extracted task experiences of the project, newest first, with their goals and lesson counts. `total` counts every match; page with limit and offset.",
 		effect:      readOnly,
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.ExperienceQuery) (kaizen.ExperienceList, error) {
-		l, err := deref(e.ListExperiences(ctx, in))
-		if l.Experiences == nil {
-			l.Experiences = []experience.TaskExperience{}
-		}
-		return l, err
+		return deref(e.ListExperiences(ctx, in))
 	}, experienceListText)
 
 	request := define(toolDef{
@@ -197,7 +187,6 @@ func experienceTools() []*toolDef {
 			"skill": {desc: "kind skill: the skill named in the extraction_request, to upgrade it."},
 		},
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.ExtractionSubmitInput) (kaizen.ExtractionSubmitResult, error) {
-		in.Result = unquoteObject(in.Result)
 		return deref(e.SubmitExtraction(ctx, in))
 	}, submitText)
 	setType(submit.input, "result", "object", "")
@@ -215,11 +204,7 @@ func experienceTools() []*toolDef {
 			"search": {desc: "Only heuristics whose trigger, rule or reason contains these words."},
 		},
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.HeuristicQuery) (kaizen.HeuristicList, error) {
-		l, err := deref(e.ListHeuristics(ctx, in))
-		if l.Heuristics == nil {
-			l.Heuristics = []experience.Heuristic{}
-		}
-		return l, err
+		return deref(e.ListHeuristics(ctx, in))
 	}, heuristicListText)
 	itemEnum(listHeuristics.input, "status", heuristicStates)
 
@@ -304,11 +289,7 @@ func experienceTools() []*toolDef {
 			"ref_id":  {desc: "Only recalls that considered this heuristic, skill or turn id."},
 		},
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.RecallQuery) (kaizen.RecallList, error) {
-		l, err := deref(e.ListRecalls(ctx, in))
-		if l.Recalls == nil {
-			l.Recalls = []experience.RecallEvent{}
-		}
-		return l, err
+		return deref(e.ListRecalls(ctx, in))
 	}, recallListText)
 
 	listSkills := define(toolDef{
@@ -322,11 +303,7 @@ func experienceTools() []*toolDef {
 			"search": {desc: "Only skills whose name, description or use contains these words."},
 		},
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.SkillQuery) (kaizen.SkillList, error) {
-		l, err := deref(e.ListSkills(ctx, in))
-		if l.Skills == nil {
-			l.Skills = []experience.Skill{}
-		}
-		return l, err
+		return deref(e.ListSkills(ctx, in))
 	}, skillListText)
 
 	getSkill := define(toolDef{
@@ -419,25 +396,6 @@ func setType(s *jsonschema.Schema, prop, typ, desc string) {
 		desc = s.Properties[prop].Description
 	}
 	s.Properties[prop] = &jsonschema.Schema{Type: typ, Description: desc}
-}
-
-// unquoteObject accepts a result an agent sent as a JSON string holding
-// the object ("{\"goal\": …}"): it is the object it holds. Anything else is
-// returned unchanged for the engine to judge.
-func unquoteObject(raw json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '"' {
-		return raw
-	}
-	var s string
-	if json.Unmarshal(t, &s) != nil {
-		return raw
-	}
-	inner := bytes.TrimSpace([]byte(s))
-	if len(inner) > 0 && inner[0] == '{' && json.Valid(inner) {
-		return inner
-	}
-	return raw
 }
 
 // --- text renderings

@@ -22,6 +22,13 @@ import (
 // status.
 func bodyAction[In, Out any](s *Server, op string, status int, project func(*In) *string,
 	do func(context.Context, In) (Out, error)) apiFunc {
+	return bodyActionWith(s, op, status, project, nil, do)
+}
+
+// bodyActionWith is bodyAction with a step, prepare (when not nil), that
+// completes the decoded input from the request before the action.
+func bodyActionWith[In, Out any](s *Server, op string, status int, project func(*In) *string,
+	prepare func(*http.Request, *In) error, do func(context.Context, In) (Out, error)) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := parseQuery(r, op, "project")
 		if err != nil {
@@ -33,6 +40,11 @@ func bodyAction[In, Out any](s *Server, op string, status int, project func(*In)
 		}
 		if err := mergeProject(op, q.str("project"), project(&in)); err != nil {
 			return err
+		}
+		if prepare != nil {
+			if err := prepare(r, &in); err != nil {
+				return err
+			}
 		}
 		out, err := do(r.Context(), in)
 		if err != nil {
@@ -433,25 +445,28 @@ func (s *Server) importJSONL(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) rebuild(w http.ResponseWriter, r *http.Request) error {
-	const op = "rebuild"
-	q, err := parseQuery(r, op, "project")
-	if err != nil {
-		return err
+// projectAction is an action on one project (?project= or the body's
+// project; empty means the engine's choice).
+func projectAction[Out any](s *Server, op string, do func(context.Context, string) (Out, error)) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q, err := parseQuery(r, op, "project")
+		if err != nil {
+			return err
+		}
+		var in projectBody
+		if err := decodeBody(r, &in, op, true); err != nil {
+			return err
+		}
+		if err := mergeProject(op, q.str("project"), &in.Project); err != nil {
+			return err
+		}
+		res, err := do(r.Context(), in.Project)
+		if err != nil {
+			return err
+		}
+		s.reply(w, r, http.StatusOK, res)
+		return nil
 	}
-	var in projectBody
-	if err := decodeBody(r, &in, op, true); err != nil {
-		return err
-	}
-	if err := mergeProject(op, q.str("project"), &in.Project); err != nil {
-		return err
-	}
-	res, err := s.engine.Rebuild(r.Context(), in.Project)
-	if err != nil {
-		return err
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
 }
 
 func quote(s string) string { return strconv.Quote(s) }

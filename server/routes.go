@@ -44,7 +44,7 @@ func (s *Server) apiRoutes() []Route {
 
 		api("GET /api/v1/export", s.export),
 		{Pattern: "POST /api/v1/import", Handler: s.api(s.importJSONL), MaxBodyBytes: s.opts.MaxImportBytes},
-		api("POST /api/v1/rebuild", s.rebuild),
+		api("POST /api/v1/rebuild", projectAction(s, "rebuild", s.engine.Rebuild)),
 	}, append(append(s.taskRoutes(), s.exploreRoutes()...), s.experienceRoutes()...)...)
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kaizenhq/kaizen"
-	"github.com/kaizenhq/kaizen/experience"
 )
 
 // The experience system (seed 001) over REST: captured turns, feedback
@@ -37,18 +36,27 @@ func (s *Server) experienceRoutes() []Route {
 	e := s.engine
 	return []Route{
 		api("POST /api/v1/turns", bodyAction(s, "capture", http.StatusOK, captureProject, e.Capture)),
-		api("GET /api/v1/turns", s.listTurns),
+		api("GET /api/v1/turns", listAction(s, "list turns", e.ListTurns, func(q query, limit, offset int) kaizen.TurnQuery {
+			return kaizen.TurnQuery{Project: q.str("project"), TaskID: q.str("bead_id"), Limit: limit, Offset: offset}
+		}, "project", "bead_id", "limit", "offset")),
 
 		api("POST /api/v1/signals/extract", bodyAction(s, "extract signals", http.StatusOK, signalsProject, e.ExtractSignals)),
-		api("GET /api/v1/signals", s.listSignals),
+		api("GET /api/v1/signals", listAction(s, "list signals", e.ListSignals, func(q query, limit, offset int) kaizen.SignalQuery {
+			return kaizen.SignalQuery{Project: q.str("project"), TaskID: q.str("bead_id"), Type: q.str("type"), Limit: limit, Offset: offset}
+		}, "project", "bead_id", "type", "limit", "offset")),
 
 		api("POST /api/v1/experiences/extract", bodyAction(s, "extract experience", http.StatusOK, experienceProject, e.ExtractExperience)),
-		api("GET /api/v1/experiences", s.listExperiences),
+		api("GET /api/v1/experiences", listAction(s, "list experiences", e.ListExperiences, func(q query, limit, offset int) kaizen.ExperienceQuery {
+			return kaizen.ExperienceQuery{Project: q.str("project"), Limit: limit, Offset: offset}
+		}, "project", "limit", "offset")),
 		api("GET /api/v1/experiences/{bead_id}", pathAction(s, "get experience", "bead_id", e.GetExperience)),
 		api("POST /api/v1/extraction/request", bodyAction(s, "extraction request", http.StatusOK, extractionRequestProject, e.ExtractionRequest)),
 		api("POST /api/v1/extraction/submit", bodyAction(s, "extraction submit", http.StatusOK, extractionSubmitProject, e.SubmitExtraction)),
 
-		api("GET /api/v1/heuristics", s.listHeuristics),
+		api("GET /api/v1/heuristics", listAction(s, "list heuristics", e.ListHeuristics, func(q query, limit, offset int) kaizen.HeuristicQuery {
+			return kaizen.HeuristicQuery{Project: q.str("project"), Status: commaList(q.list("status")), Kind: q.str("kind"),
+				Search: q.str("search"), Limit: limit, Offset: offset}
+		}, "project", "status...", "kind", "search", "limit", "offset")),
 		api("GET /api/v1/heuristics/{id}", pathAction(s, "get heuristic", "id", e.GetHeuristic)),
 		api("POST /api/v1/heuristics/{id}/feedback", pathBodyAction(s, "heuristic feedback", "id",
 			heuristicFeedbackProject, heuristicFeedbackID, e.HeuristicFeedback)),
@@ -56,9 +64,13 @@ func (s *Server) experienceRoutes() []Route {
 			heuristicActionProject, heuristicActionID, e.HeuristicAction)),
 
 		api("POST /api/v1/recall", bodyAction(s, "recall", http.StatusOK, recallProject, e.Recall)),
-		api("GET /api/v1/recalls", s.listRecalls),
+		api("GET /api/v1/recalls", listAction(s, "list recalls", e.ListRecalls, func(q query, limit, offset int) kaizen.RecallQuery {
+			return kaizen.RecallQuery{Project: q.str("project"), TaskID: q.str("bead_id"), RefID: q.str("ref_id"), Limit: limit, Offset: offset}
+		}, "project", "bead_id", "ref_id", "limit", "offset")),
 
-		api("GET /api/v1/skills", s.listSkills),
+		api("GET /api/v1/skills", listAction(s, "list skills", e.ListSkills, func(q query, limit, offset int) kaizen.SkillQuery {
+			return kaizen.SkillQuery{Project: q.str("project"), Status: q.str("status"), Search: q.str("search"), Limit: limit, Offset: offset}
+		}, "project", "status", "search", "limit", "offset")),
 		api("GET /api/v1/skills/export", s.exportSkills),
 		{Pattern: "POST /api/v1/skills/import", Handler: s.api(s.importSkills), MaxBodyBytes: s.opts.MaxImportBytes},
 		api("POST /api/v1/skills/generate", bodyAction(s, "generate skill", http.StatusOK, skillGenerateProject, e.GenerateSkill)),
@@ -66,7 +78,7 @@ func (s *Server) experienceRoutes() []Route {
 		api("POST /api/v1/skills/{ref}/status", pathBodyAction(s, "set skill status", "ref",
 			skillStatusProject, skillStatusRef, e.SetSkillStatus)),
 
-		api("POST /api/v1/reembed", s.reembed),
+		api("POST /api/v1/reembed", projectAction(s, "reembed", e.Reembed)),
 	}
 }
 
@@ -76,30 +88,36 @@ func (s *Server) experienceRoutes() []Route {
 // contradict it.
 func pathBodyAction[In, Out any](s *Server, op, param string, project func(*In) *string,
 	id func(*In) (*string, string), do func(context.Context, In) (Out, error)) apiFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := parseQuery(r, op, "project")
-		if err != nil {
-			return err
-		}
-		var in In
-		if err := decodeBody(r, &in, op, false); err != nil {
-			return err
-		}
-		if err := mergeProject(op, q.str("project"), project(&in)); err != nil {
-			return err
-		}
-		ref, field := id(&in)
+	return bodyActionWith(s, op, http.StatusOK, project, func(r *http.Request, in *In) error {
+		ref, field := id(in)
 		switch v := r.PathValue(param); {
 		case *ref == "":
 			*ref = v
 		case *ref != v:
 			return invalidRequest(op, field, "the path names %q and the body %q", v, *ref)
 		}
-		out, err := do(r.Context(), in)
+		return nil
+	}, do)
+}
+
+// listAction is a listing: the query parameters (allowed, with paging)
+// make the engine's query.
+func listAction[Q, Out any](s *Server, op string, do func(context.Context, Q) (Out, error),
+	build func(q query, limit, offset int) Q, allowed ...string) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q, err := parseQuery(r, op, allowed...)
 		if err != nil {
 			return err
 		}
-		s.reply(w, r, http.StatusOK, out)
+		limit, offset, err := q.page()
+		if err != nil {
+			return err
+		}
+		res, err := do(r.Context(), build(q, limit, offset))
+		if err != nil {
+			return err
+		}
+		s.reply(w, r, http.StatusOK, res)
 		return nil
 	}
 }
@@ -116,137 +134,6 @@ func commaList(vals []string) []string {
 		}
 	}
 	return out
-}
-
-func (s *Server) listTurns(w http.ResponseWriter, r *http.Request) error {
-	const op = "list turns"
-	q, err := parseQuery(r, op, "project", "bead_id", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListTurns(r.Context(), kaizen.TurnQuery{Project: q.str("project"), TaskID: q.str("bead_id"),
-		Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	if res.Turns == nil {
-		res.Turns = []experience.Turn{}
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) listSignals(w http.ResponseWriter, r *http.Request) error {
-	const op = "list signals"
-	q, err := parseQuery(r, op, "project", "bead_id", "type", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListSignals(r.Context(), kaizen.SignalQuery{Project: q.str("project"), TaskID: q.str("bead_id"),
-		Type: q.str("type"), Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	if res.Signals == nil {
-		res.Signals = []experience.FeedbackSignal{}
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) listExperiences(w http.ResponseWriter, r *http.Request) error {
-	const op = "list experiences"
-	q, err := parseQuery(r, op, "project", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListExperiences(r.Context(), kaizen.ExperienceQuery{Project: q.str("project"), Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	if res.Experiences == nil {
-		res.Experiences = []experience.TaskExperience{}
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) listHeuristics(w http.ResponseWriter, r *http.Request) error {
-	const op = "list heuristics"
-	q, err := parseQuery(r, op, "project", "status...", "kind", "search", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListHeuristics(r.Context(), kaizen.HeuristicQuery{Project: q.str("project"),
-		Status: commaList(q.list("status")), Kind: q.str("kind"), Search: q.str("search"), Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	if res.Heuristics == nil {
-		res.Heuristics = []experience.Heuristic{}
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) listRecalls(w http.ResponseWriter, r *http.Request) error {
-	const op = "list recalls"
-	q, err := parseQuery(r, op, "project", "bead_id", "ref_id", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListRecalls(r.Context(), kaizen.RecallQuery{Project: q.str("project"), TaskID: q.str("bead_id"),
-		RefID: q.str("ref_id"), Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	if res.Recalls == nil {
-		res.Recalls = []experience.RecallEvent{}
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) listSkills(w http.ResponseWriter, r *http.Request) error {
-	const op = "list skills"
-	q, err := parseQuery(r, op, "project", "status", "search", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListSkills(r.Context(), kaizen.SkillQuery{Project: q.str("project"), Status: q.str("status"),
-		Search: q.str("search"), Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	if res.Skills == nil {
-		res.Skills = []experience.Skill{}
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
 }
 
 // exportSkills answers the skill bundle itself (kaizen-skill-bundle v1).
@@ -280,29 +167,6 @@ func (s *Server) importSkills(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	res, err := s.engine.ImportSkills(r.Context(), r.Body, kaizen.SkillImportInput{Project: q.str("project")})
-	if err != nil {
-		return err
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-// reembed re-embeds one project (?project= or the body's project), or
-// every project when none is named.
-func (s *Server) reembed(w http.ResponseWriter, r *http.Request) error {
-	const op = "reembed"
-	q, err := parseQuery(r, op, "project")
-	if err != nil {
-		return err
-	}
-	var in projectBody
-	if err := decodeBody(r, &in, op, true); err != nil {
-		return err
-	}
-	if err := mergeProject(op, q.str("project"), &in.Project); err != nil {
-		return err
-	}
-	res, err := s.engine.Reembed(r.Context(), in.Project)
 	if err != nil {
 		return err
 	}

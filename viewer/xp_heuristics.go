@@ -148,7 +148,7 @@ func (v *Viewer) heuristicPanel(ctx context.Context, project, id string) (*heuri
 	h := d.Heuristic
 	p := &heuristicView{Project: project, D: d, H: h, Timeline: lifecycleOf(project, d), Path: heuristicPath(h.ID),
 		CanRetire:  h.Status != experience.StatusArchived,
-		CanRestore: h.Status == experience.StatusStale || h.Status == experience.StatusArchived}
+		CanRestore: experience.Restorable(h.Status)}
 	p.Self = link(p.Path, "project", project)
 	return p, nil
 }
