@@ -63,6 +63,7 @@ func (v *Viewer) manual(w http.ResponseWriter, r *http.Request, done string, act
 		http.Redirect(w, r, link("/patterns/"+id, "project", project), http.StatusSeeOther)
 		return nil
 	}
+	v.stamp(ctx, w, project) // after the change, before the panel's read
 	p, err := v.panel(ctx, project, id)
 	if err != nil {
 		if actErr != nil {

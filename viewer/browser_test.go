@@ -223,6 +223,19 @@ func (b *browser) typeInto(selector, text string) {
 	b.t.Fatalf("no element %s", selector)
 }
 
+// clear empties the field matching a CSS selector, as a user deleting
+// its text would.
+func (b *browser) clear(selector string) {
+	b.t.Helper()
+	var el map[string]string
+	b.must("POST", "/element", map[string]string{"using": "css selector", "value": selector}, &el)
+	for _, id := range el {
+		b.must("POST", "/element/"+id+"/clear", map[string]any{}, nil)
+		return
+	}
+	b.t.Fatalf("no element %s", selector)
+}
+
 type logEntry struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`

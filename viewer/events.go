@@ -15,9 +15,9 @@ import (
 
 // Live updates. Open pages subscribe to /events?project=P, a
 // server-sent-events stream. One shared poller per watched project reads a
-// cheap change signature of the project every PollInterval and notifies
-// every subscriber when it changes; the poller stops with the project's
-// last subscriber. Close (on server shutdown) ends every stream.
+// cheap change signature of the project (signature) every PollInterval
+// and notifies every subscriber when it changes; the poller stops with the
+// project's last subscriber. Close (on server shutdown) ends every stream.
 
 // hub fans change notifications out to event streams.
 type hub struct {
@@ -121,7 +121,7 @@ func (h *hub) poll(ctx context.Context, project string, t *topic) {
 func (h *hub) read(ctx context.Context, project string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return h.e.ProjectSignature(ctx, project)
+	return signature(ctx, h.e, project)
 }
 
 // streams counts the open subscriptions (for tests and diagnostics).
@@ -183,7 +183,7 @@ func (v *Viewer) events(w http.ResponseWriter, r *http.Request) error {
 		return viewError{status: http.StatusServiceUnavailable, message: err.Error()}
 	}
 	defer unsubscribe()
-	sig, err := v.e.ProjectSignature(ctx, project)
+	sig, err := signature(ctx, v.e, project)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +219,131 @@ func TestEventsEndOnShutdown(t *testing.T) {
 	}
 	// Closing twice is harmless, and new streams are refused.
 	v.Close()
+}
+
+// TestEventsExperienceChanges: every kind of experience change, even one
+// that indexes nothing for recall (a tool turn, a verdict, a recall, a
+// skill's status), changes the project's signature and is announced on
+// the event stream. The engine's clock stands still but for the turn (the
+// newest turn is part of the signature): no other change is seen through
+// an update time alone.
+func TestEventsExperienceChanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withClock)
+	s := seedXP(t, b, "proj")
+	e := b.engine
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, _ := openStream(ctx, t, b.ts.Client(), b.ts.URL+"/events?project=proj", nil)
+	first := next(t, ch)
+	contains(t, "heuristics page version", b.get("/heuristics").body, `data-version="`+first.data+`"`)
+
+	seen := map[string]string{first.data: "the stream's first event"}
+	sig, err := e.ProjectSignature(ctx, "proj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		what   string
+		change func() error
+	}{
+		{"a captured tool turn", func() error {
+			b.clock.Advance(time.Second)
+			_, err := e.Capture(ctx, kaizen.CaptureInput{Project: "proj", TaskID: "bd-2", Source: "cli",
+				Turns: []kaizen.TurnInput{{Role: "tool", Content: "ok"}}})
+			return err
+		}},
+		{"a verdict", func() error {
+			_, err := e.HeuristicFeedback(ctx, kaizen.HeuristicFeedbackInput{Project: "proj", HeuristicID: s.heuristic,
+				Verdict: "helpful", Source: "test"})
+			return err
+		}},
+		{"a recall", func() error {
+			_, err := e.Recall(ctx, kaizen.RecallInput{Project: "proj", TaskID: "bd-4", Query: "is the login test flaky?"})
+			return err
+		}},
+		{"a skill activated", func() error {
+			_, err := e.SetSkillStatus(ctx, kaizen.SkillStatusInput{Project: "proj", Skill: s.skill, Status: "active"})
+			return err
+		}},
+		{"a heuristic archived", func() error {
+			_, err := e.HeuristicAction(ctx, kaizen.HeuristicActionInput{Project: "proj", HeuristicID: s.heuristic,
+				Action: "archive", Reason: "rewritten"})
+			return err
+		}},
+	} {
+		if err := c.change(); err != nil {
+			t.Fatalf("%s: %v", c.what, err)
+		}
+		after, err := e.ProjectSignature(ctx, "proj")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after == sig {
+			t.Errorf("%s left the signature %q", c.what, sig)
+		}
+		sig = after
+		ev := next(t, ch)
+		if ev.name != "version" {
+			t.Fatalf("after %s: %+v", c.what, ev)
+		}
+		if prev, ok := seen[ev.data]; ok {
+			t.Errorf("after %s: the stream repeated the version of %s", c.what, prev)
+		}
+		seen[ev.data] = c.what
+	}
+}
+
+// TestVersionHeader: fragments name the state they show, read before
+// their data; an action's fragment names the state its own change made,
+// which is what the stream announces next, so the page does not reload
+// the action's answer. Versions are hashes: agent text never reaches them.
+func TestVersionHeader(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	s := seedXP(t, b, "proj")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, _ := openStream(ctx, t, b.ts.Client(), b.ts.URL+"/events?project=proj", nil)
+	first := next(t, ch)
+	eventually(t, "the poller runs", func() bool { return b.viewer.Pollers() == 1 })
+
+	path := "/heuristics/" + s.heuristic + "?project=proj"
+	r := b.must(b.htmx("GET", path, "heuristic-panel", nil), http.StatusOK)
+	if v := r.header.Get("X-Kaizen-Version"); v != first.data {
+		t.Errorf("panel version %q, stream %q", v, first.data)
+	}
+	for _, p := range []string{"/", "/turns", "/heuristics", "/skills/" + s.skill, "/explore"} {
+		r := b.must(b.get(p), http.StatusOK)
+		v := r.header.Get("X-Kaizen-Version")
+		if len(v) != 24 || strings.Trim(v, "0123456789abcdef") != "" {
+			t.Errorf("%s: version %q is not a short hash", p, v)
+		}
+		contains(t, p, r.body, `data-version="`+v+`"`)
+	}
+	if r := b.get("/skills/bundle"); r.header.Get("X-Kaizen-Version") != "" {
+		t.Error("the skill bundle download carries a version")
+	}
+	if r := b.htmx("GET", "/heuristics?project=%01bad", "list", nil); r.status != http.StatusBadRequest ||
+		r.header.Get("X-Kaizen-Version") != "" {
+		t.Errorf("bad project: %d, version %q", r.status, r.header.Get("X-Kaizen-Version"))
+	}
+
+	for _, a := range []struct {
+		what, path string
+		form       url.Values
+	}{
+		{"a verdict", "/feedback", url.Values{"verdict": {"helpful"}, "note": {"fine"}}},
+		{"an archive", "/action", url.Values{"action": {"archive"}, "reason": {"rewritten"}}},
+	} {
+		r := b.must(b.htmx("POST", "/heuristics/"+s.heuristic+a.path+"?project=proj", "heuristic-panel", a.form), http.StatusOK)
+		ev := next(t, ch)
+		if v := r.header.Get("X-Kaizen-Version"); v == "" || v != ev.data {
+			t.Errorf("%s: the answer's version %q, the stream's next %q", a.what, v, ev.data)
+		}
+	}
+	r = b.must(b.htmx("POST", "/skills/"+s.skill+"/status?project=proj", "skill-panel", url.Values{"status": {"active"}}), http.StatusOK)
+	if ev := next(t, ch); r.header.Get("X-Kaizen-Version") != ev.data {
+		t.Errorf("skill status: the answer's version %q, the stream's next %q", r.header.Get("X-Kaizen-Version"), ev.data)
+	}
 }

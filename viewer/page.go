@@ -24,8 +24,9 @@ type base struct {
 	Project  string
 	Projects []string
 	Path     string // the page's path, target of the project switcher
-	// Version is the project's change signature when the page was
-	// rendered; the live-update script compares it with the stream's.
+	// Version is the project's change signature (signature) read before
+	// the page's data; the live-update script compares it with the
+	// stream's.
 	Version string
 	Events  string // the event stream URL, "" without live updates
 	Auth    bool   // a token is configured: show "log out"
@@ -65,7 +66,14 @@ func (v *Viewer) base(r *http.Request, title, nav string) base {
 	slices.Sort(projects)
 	b.Projects = projects
 	if nav != "" {
-		if sig, err := v.e.ProjectSignature(ctx, b.Project); err == nil {
+		// The version read before the page's data (versioned), else now.
+		sig, ok := ctx.Value(versionKey{}).(string)
+		if !ok {
+			var err error
+			sig, err = signature(ctx, v.e, b.Project)
+			ok = err == nil
+		}
+		if ok {
 			b.Version = sig
 			b.Events = "/events?" + url.Values{"project": {b.Project}}.Encode()
 		}

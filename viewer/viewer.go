@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kaizenhq/kaizen"
@@ -121,6 +122,9 @@ func (v *Viewer) Close() { v.hub.close() }
 // public.
 func (v *Viewer) Routes() []server.Route {
 	page := func(pattern string, h handlerFunc) server.Route {
+		if method, path, _ := strings.Cut(pattern, " "); method == http.MethodGet && !unversioned[path] {
+			h = v.versioned(h)
+		}
 		return server.Route{Pattern: pattern, Handler: v.handle(h), Session: true,
 			Unauthorized: http.HandlerFunc(v.toLogin), MaxBodyBytes: maxFormBytes}
 	}

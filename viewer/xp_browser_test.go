@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/experience"
 )
 
@@ -53,6 +54,64 @@ func TestXPBrowser(t *testing.T) {
 		t.Fatalf("after restore: %+v %v", d, err)
 	}
 	br.noConsoleErrors("heuristic actions")
+
+	// Live updates from outside the page. A turn captured through the
+	// engine (a tool turn: nothing is indexed for recall) appears in the
+	// filtered turns list without a reload, and the filter keeps its text.
+	br.open(b.ts.URL + "/turns")
+	br.waitFor("the turns list", `return !!window.htmx && document.querySelector("#live").classList.contains("on") && !!document.querySelector("#list tbody")`)
+	br.typeInto("#task", "bd-2")
+	br.waitFor("the filtered turns", `return location.search.includes("task=bd-2") && document.querySelector("#list").innerText.includes("1–3 of 3")`)
+	br.eval(`window.__sameDocument = true; return true`, nil)
+	if _, err := b.engine.Capture(ctx, kaizen.CaptureInput{Project: "proj", TaskID: "bd-2", Source: "cli",
+		Turns: []kaizen.TurnInput{{Role: "tool", Content: "go test -race: a live turn from the engine"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.engine.Capture(ctx, kaizen.CaptureInput{Project: "proj", TaskID: "bd-1", Source: "cli",
+		Turns: []kaizen.TurnInput{{Role: "tool", Content: "a turn of another task"}}}); err != nil {
+		t.Fatal(err)
+	}
+	br.waitFor("the live turn", `var l = document.querySelector("#list");
+		return window.__sameDocument === true && l.innerText.includes("a live turn from the engine") && l.innerText.includes("1–4 of 4")`)
+	var filter struct {
+		Value string
+		Other bool
+	}
+	br.eval(`return {Value: document.querySelector("#task").value, Other: document.querySelector("#list").innerText.includes("a turn of another task")}`, &filter)
+	if filter.Value != "bd-2" || filter.Other {
+		t.Errorf("the filter after a live update: %+v", filter)
+	}
+
+	// A half-filled form in a live region keeps its input while the
+	// engine changes what the region shows: the region waits, and
+	// catches up once the form is left empty.
+	br.open(b.ts.URL + "/heuristics/" + s.heuristic)
+	br.waitFor("the heuristic page", `return !!window.htmx && document.querySelector("#live").classList.contains("on") && !!document.querySelector("#archive-reason")`)
+	br.typeInto("#archive-reason", "half a reas")
+	var before string
+	br.eval(`window.__sameDocument = true; window.__field = document.querySelector("#archive-reason");
+		return document.body.getAttribute("data-version")`, &before)
+	if _, err := b.engine.HeuristicFeedback(ctx, kaizen.HeuristicFeedbackInput{Project: "proj", HeuristicID: s.heuristic,
+		Verdict: "helpful", Note: "a verdict from another agent", Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	br.waitFor("the announced change", `return document.body.getAttribute("data-version") !== arguments[0]`, before)
+	var form struct {
+		Same, Updated bool
+		Value         string
+	}
+	br.eval(`return new Promise(function (done) { setTimeout(function () {
+		var f = document.querySelector("#archive-reason");
+		done({Same: f === window.__field, Value: f.value,
+			Updated: document.querySelector("#heuristic-panel").innerText.includes("a verdict from another agent")});
+	}, 300); })`, &form)
+	if !form.Same || form.Value != "half a reas" || form.Updated {
+		t.Errorf("the half-filled form during a live update: %+v", form)
+	}
+	br.clear("#archive-reason") // WebDriver's clear leaves the field too
+	br.waitFor("the panel caught up", `var p = document.querySelector("#heuristic-panel");
+		return window.__sameDocument === true && p.innerText.includes("a verdict from another agent") && document.querySelector("#archive-reason") !== window.__field`)
+	br.noConsoleErrors("live updates")
 
 	// Hostile text on every page shows as text and never runs.
 	q := "?project=evil"

@@ -230,6 +230,7 @@ func (v *Viewer) heuristicChange(w http.ResponseWriter, r *http.Request,
 		http.Redirect(w, r, link(heuristicPath(id), "project", project), http.StatusSeeOther)
 		return nil
 	}
+	v.stamp(ctx, w, project) // after the change, before the panel's read
 	p, err := v.heuristicPanel(ctx, project, id)
 	if err != nil {
 		if actErr != nil {

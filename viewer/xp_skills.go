@@ -120,6 +120,7 @@ func (v *Viewer) skillStatus(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, link(skillPath(res.Skill.ID), "project", project), http.StatusSeeOther)
 		return nil
 	}
+	v.stamp(ctx, w, project) // after the change, before the panel's read
 	p, err := v.skillPanel(ctx, project, ref)
 	if err != nil {
 		if actErr != nil {
