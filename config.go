@@ -207,6 +207,14 @@ func walkEnv(v reflect.Value, prefix string, fn func(string, reflect.Value) erro
 }
 
 func setFromString(v reflect.Value, s string) error {
+	if v.Type() == reflect.TypeFor[time.Duration]() {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%q is not a duration (use e.g. \"30s\" or \"2m\")", s)
+		}
+		v.SetInt(int64(d))
+		return nil
+	}
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(s)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -32,6 +34,13 @@ type Engine struct {
 	logger *slog.Logger
 	cache  *patternCache
 	x      *expState
+
+	// xw is the background experience extraction worker, nil unless
+	// StartExperienceWorker started it; xwMu serialises starting it and
+	// Close, and closed refuses a start after Close.
+	xw     atomic.Pointer[xpWorker]
+	xwMu   sync.Mutex
+	closed bool
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -99,8 +108,14 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return st, nil
 }
 
-// Close closes the store if the engine opened it.
+// Close stops the background experience worker, if it runs, and waits
+// for it (an extraction in flight is cancelled), then closes the store if
+// the engine opened it.
 func (e *Engine) Close() error {
+	e.stopExperienceWorker()
+	if e.x != nil {
+		e.x.vecs.close() // vector index snapshots for the next process
+	}
 	if e.owned {
 		return e.st.Close()
 	}

@@ -220,6 +220,9 @@ func (e *Engine) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeRe
 	if err != nil {
 		return nil, err
 	}
+	// Committed: the daemon's worker extracts the task's experience once
+	// the task is quiet (a non-blocking enqueue; a no-op without worker).
+	e.outcomeRecorded(res.Outcome.Project, res.Outcome.TaskID)
 	return res, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaizenhq/kaizen/experience"
@@ -52,7 +53,7 @@ func newExpState(cfg Config) (*expState, error) {
 		}
 		x.chat = chat
 	}
-	x.vecs = newVectorCache(x.embedder)
+	x.vecs = newVectorCache(x.embedder, newSnapshots(cfg))
 	return x, nil
 }
 
@@ -99,12 +100,18 @@ func (k *keyedMutex) lock(key string) func() {
 
 // vectorCache keeps one vector index per (project, item kind), loaded from
 // the store and kept current: the engine applies its own writes after they
-// commit, and reloads an index when the store's experience version shows a
-// change made by another process.
+// commit, and when the store's experience version shows changes made by
+// another process, it applies those (store EmbeddingChanges) instead of
+// reloading.
 type vectorCache struct {
 	embedder model.Embedder
 	mu       sync.Mutex
 	idx      map[vecKey]*vecEntry
+	// loads, deltas and restores count full loads, catch-ups and starts
+	// from a snapshot (for tests and diagnostics).
+	loads, deltas, restores atomic.Int64
+	snap                    snapshots
+	saving                  sync.WaitGroup // background snapshot writes
 }
 
 type vecKey struct {
@@ -113,15 +120,19 @@ type vecKey struct {
 }
 
 type vecEntry struct {
-	// load serialises loading; ix and version are read under it.
+	// load serialises loading; ix, version and header are read under it.
 	load    sync.Mutex
 	ix      *vecindex.Index
 	version int64
 	loaded  bool
+	// header names the index's snapshot; saved is the version of the last
+	// snapshot written or read (-1: none).
+	header snapshotHeader
+	saved  atomic.Int64
 }
 
-func newVectorCache(emb model.Embedder) *vectorCache {
-	return &vectorCache{embedder: emb, idx: map[vecKey]*vecEntry{}}
+func newVectorCache(emb model.Embedder, snap snapshots) *vectorCache {
+	return &vectorCache{embedder: emb, idx: map[vecKey]*vecEntry{}, snap: snap}
 }
 
 func (c *vectorCache) entry(project string, kind experience.ItemKind) *vecEntry {
@@ -149,6 +160,33 @@ func (c *vectorCache) index(ctx context.Context, tx store.Tx, project string, ki
 	if en.loaded && en.version == version {
 		return en.ix, nil
 	}
+	if en.loaded && en.version < version {
+		// Behind: apply the changes made since (by another process, or by
+		// a write of this one not applied yet) rather than reloading.
+		if err := c.catchUp(ctx, tx, project, kind, en.ix, en.version); err != nil {
+			en.loaded = false
+			return nil, err
+		}
+		en.version = version
+		c.deltas.Add(1)
+		return en.ix, nil
+	}
+	h, err := c.snap.header(ctx, tx, c.embedder.ID(), project, kind, version)
+	if err != nil {
+		return nil, err
+	}
+	en.header = h
+	if ix, at, ok := c.snap.restore(h); ok {
+		if err := c.catchUp(ctx, tx, project, kind, ix, at); err != nil {
+			return nil, err
+		}
+		ix.Train()
+		en.ix, en.version, en.loaded = ix, version, true
+		en.saved.Store(at)
+		c.restores.Add(1)
+		return ix, nil
+	}
+	c.loads.Add(1)
 	ix, err := vecindex.New(c.embedder.Dimension(), vecindex.Options{})
 	if err != nil {
 		return nil, err
@@ -168,7 +206,73 @@ func (c *vectorCache) index(ctx context.Context, tx store.Tx, project string, ki
 	}
 	ix.Train() // cluster now, while loading, rather than on the first search
 	en.ix, en.version, en.loaded = ix, version, true
+	en.saved.Store(-1)
+	if c.snap.dir != "" {
+		c.saving.Go(func() { c.saveSnapshot(en, h, ix) })
+	}
 	return ix, nil
+}
+
+// saveSnapshot writes the snapshot of an index as of h.Version, unless a
+// snapshot at that version or later was written meanwhile.
+func (c *vectorCache) saveSnapshot(en *vecEntry, h snapshotHeader, ix *vecindex.Index) {
+	if en.saved.Load() >= h.Version {
+		return
+	}
+	if err := c.snap.save(h, ix); err != nil {
+		c.snap.logger.Warn("vector index snapshot not saved", "project", h.Project, "kind", h.Kind, "err", err)
+		return
+	}
+	en.saved.Store(h.Version)
+}
+
+// close waits for the background snapshot writes, then saves the indexes
+// that moved on since their last snapshot, so the next process starts
+// from where this one stopped.
+func (c *vectorCache) close() {
+	c.saving.Wait()
+	if c.snap.dir == "" {
+		return
+	}
+	c.mu.Lock()
+	entries := make([]*vecEntry, 0, len(c.idx))
+	for _, en := range c.idx {
+		entries = append(entries, en)
+	}
+	c.mu.Unlock()
+	for _, en := range entries {
+		en.load.Lock()
+		if en.loaded && en.header.StoreID != "" && en.saved.Load() != en.version {
+			h := en.header
+			h.Version = en.version
+			c.saveSnapshot(en, h, en.ix)
+		}
+		en.load.Unlock()
+	}
+}
+
+// catchUp applies to ix, current as of version since, the vectors written
+// and removed after since.
+func (c *vectorCache) catchUp(ctx context.Context, tx store.Tx, project string, kind experience.ItemKind,
+	ix *vecindex.Index, since int64) error {
+	id := c.embedder.ID()
+	removed, err := tx.EmbeddingChanges(ctx, project, kind, since, func(em store.Embedding) error {
+		if em.Embedder != id || zeroVector(em.Vector) {
+			ix.Remove(em.RefID) // re-embedded by another embedder, or nothing to embed
+			return nil
+		}
+		if err := ix.Add(em.RefID, em.Vector); err != nil {
+			return fmt.Errorf("vector of %s %s: %w", kind, em.RefID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, ref := range removed {
+		ix.Remove(ref)
+	}
+	return nil
 }
 
 // vecChange is a write to apply to a cached index after its commit.
@@ -339,4 +443,48 @@ func listPage[T any](ctx context.Context, e *Engine, op string, count func(store
 		items = []T{}
 	}
 	return total, items, nil
+}
+
+// VectorIndexStats counts how the engine's cached vector indexes were kept
+// current: full loads from the store, starts from a snapshot, and
+// catch-ups that applied only the changes other processes made.
+type VectorIndexStats struct {
+	Loads    int64 `json:"loads"`
+	CatchUps int64 `json:"catch_ups"`
+	// Restores counts indexes started from a snapshot saved by an earlier
+	// process (then caught up).
+	Restores int64 `json:"restores"`
+}
+
+// VectorIndexStats reports the vector cache's loads and catch-ups since the
+// engine opened.
+func (e *Engine) VectorIndexStats() VectorIndexStats {
+	return VectorIndexStats{Loads: e.x.vecs.loads.Load(), CatchUps: e.x.vecs.deltas.Load(),
+		Restores: e.x.vecs.restores.Load()}
+}
+
+// WarmVectorIndexes loads the vector index of every project's items of
+// every kind, so that no recall pays for loading one; a daemon runs it in
+// the background after opening. It stops at the first error or when ctx
+// ends, and reports the number of indexes loaded.
+func (e *Engine) WarmVectorIndexes(ctx context.Context) (int, error) {
+	const op = "warm vector indexes"
+	projects, err := e.Projects(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, project := range projects {
+		for _, kind := range experience.ItemKinds {
+			err := e.view(ctx, op, func(tx store.Tx) error {
+				_, err := e.x.vecs.index(ctx, tx, project, kind)
+				return err
+			})
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
 }

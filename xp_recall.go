@@ -63,6 +63,30 @@ type RecallResult struct {
 	// Heuristics and Skills are the injected ones.
 	Heuristics []experience.Heuristic `json:"heuristics"`
 	Skills     []experience.Skill     `json:"skills"`
+	// Filter is what chose the injected items: "rules" (experience.Select)
+	// or "model" (the unified LLM filter); FilterNote says why the model
+	// was configured but not used.
+	Filter     string `json:"filter"`
+	FilterNote string `json:"filter_note,omitempty"`
+}
+
+// filter applies the unified filter: the chat model's choice when the
+// configuration asks for it and a model answers, otherwise the rules.
+func (e *Engine) filter(ctx context.Context, query string, live []experience.LiveSignal,
+	cands []experience.Candidate) ([]experience.Candidate, string, string) {
+	f := e.x.cfg.Filter
+	if !f.UseModel {
+		return experience.Select(f, cands), "rules", ""
+	}
+	if e.x.chat == nil {
+		return experience.Select(f, cands), "rules", "filter.use_model is on but no chat model is configured"
+	}
+	out, err := experience.FilterWithModel(ctx, e.x.chat, f, query, live, cands)
+	if err != nil {
+		e.logger.Warn("recall: the model filter failed; the rules chose", "err", err)
+		return experience.Select(f, cands), "rules", "the model filter failed: " + err.Error()
+	}
+	return out, "model", ""
 }
 
 // Recall retrieves heuristics, skills and memories for a query: full text
@@ -150,7 +174,8 @@ func (e *Engine) recall(ctx context.Context, op string, in RecallInput, kinds ma
 	if err != nil {
 		return nil, err
 	}
-	selected := experience.Select(e.x.cfg.Filter, cands)
+	selected, by, note := e.filter(ctx, in.Query, res.LiveSignals, cands)
+	res.Filter, res.FilterNote = by, note
 	text, used := experience.Render(e.x.cfg.Filter, selected)
 	res.Text = text
 	injected := map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // Config holds every switch and threshold of the experience system, with
@@ -22,6 +23,17 @@ type Config struct {
 	HeuristicRecallEnabled bool `toml:"heuristic_recall_enabled" json:"heuristic_recall_enabled"`
 	// Mode is the extraction mode (experienceMode, default balanced).
 	Mode Mode `toml:"mode" json:"mode"`
+	// AutoExtract lets the daemon (kaizen serve) extract a task's
+	// experience in the background after its outcome is recorded, when a
+	// chat model is configured, extraction is enabled and the mode is not
+	// minimal (default true). One-shot commands never extract on their own.
+	AutoExtract bool `toml:"auto_extract" json:"auto_extract"`
+	// AutoExtractDelay is the quiet time after a task's last recorded
+	// outcome before the daemon extracts its experience, so that a task
+	// reporting several outcomes, or whose last turns arrive after its
+	// outcome, is read once it has settled (default 30s; 0 or at least 1ms,
+	// at most 24h; "30s", "2m" in kaizen.toml and KAIZEN_* variables).
+	AutoExtractDelay time.Duration `toml:"auto_extract_delay" json:"auto_extract_delay"`
 	// RecallTopK is the number of heuristics recall scores for the filter
 	// (heuristicRecallTopK, default 3).
 	RecallTopK int `toml:"recall_top_k" json:"recall_top_k"`
@@ -105,6 +117,12 @@ type Filter struct {
 	MemoryChars    int `toml:"memory_chars" json:"memory_chars"`
 	// MinScore drops candidates scoring below it before the limits apply.
 	MinScore float64 `toml:"min_score" json:"min_score"`
+	// UseModel lets the chat model choose among the memory and heuristic
+	// candidates (the seed's unified LLM filter, FilterWithModel) when one
+	// is configured; the limits above still apply. Off by default: the
+	// call adds the model's latency to every recall, hooks included. On a
+	// model failure the recall falls back to the rules.
+	UseModel bool `toml:"use_model" json:"use_model"`
 }
 
 // DefaultConfig returns the seed's defaults.
@@ -114,6 +132,8 @@ func DefaultConfig() Config {
 		HeuristicsEnabled:      true,
 		HeuristicRecallEnabled: true,
 		Mode:                   ModeBalanced,
+		AutoExtract:            true,
+		AutoExtractDelay:       DefaultAutoExtractDelay,
 		RecallTopK:             3,
 		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
 		Merge:                  MergeThresholds{Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
@@ -125,6 +145,13 @@ func DefaultConfig() Config {
 		RRFK:                60,
 	}
 }
+
+// DefaultAutoExtractDelay is the default quiet time before background
+// extraction (AutoExtractDelay).
+const DefaultAutoExtractDelay = 30 * time.Second
+
+// MaxAutoExtractDelay bounds AutoExtractDelay.
+const MaxAutoExtractDelay = 24 * time.Hour
 
 // ConfigError names an invalid configuration field.
 type ConfigError struct {
@@ -147,6 +174,13 @@ func (c Config) Validate() error {
 	}
 	if !slices.Contains(Modes, c.Mode) {
 		bad("mode", "unknown mode %q (want minimal, balanced or full)", c.Mode)
+	}
+	switch d := c.AutoExtractDelay; {
+	case d < 0 || d > MaxAutoExtractDelay:
+		bad("auto_extract_delay", "must be between 0 and %s, got %s", MaxAutoExtractDelay, d)
+	case d > 0 && d < time.Millisecond:
+		// A bare TOML integer is read as nanoseconds: 30 would be 30ns.
+		bad("auto_extract_delay", "%s is below 1ms: write a duration such as \"30s\" (a bare number is nanoseconds)", d)
 	}
 	if c.RecallTopK < 1 || c.RecallTopK > 100 {
 		bad("recall_top_k", "must be between 1 and 100, got %d", c.RecallTopK)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -144,6 +145,12 @@ type ExperienceStorage interface {
 	// EachEmbedding calls fn for every vector of one kind in the project
 	// made by embedder, in ref id order.
 	EachEmbedding(ctx context.Context, project string, kind experience.ItemKind, embedder string, fn func(Embedding) error) error
+	// EmbeddingChanges calls fn for every vector of one kind in the project
+	// written after the project's experience version since (whatever its
+	// embedder), and returns the ref ids whose vectors were removed after
+	// since (and not written again): what a cache of the vectors as of
+	// version since must apply to become current.
+	EmbeddingChanges(ctx context.Context, project string, kind experience.ItemKind, since int64, fn func(Embedding) error) ([]string, error)
 	// StaleEmbeddings lists up to limit items of one kind that need an
 	// embedding by embedder: a search document without a vector, or with a
 	// vector by another embedder or of another dimension. Ref id order;
@@ -169,6 +176,10 @@ type ExperienceStorage interface {
 	// no usable token gives no hit. limit <= 0 means no limit.
 	SearchText(ctx context.Context, project string, kind experience.ItemKind, tokens []string, limit int) ([]TextHit, error)
 
+	// StoreID identifies the database: a random id fixed when it was
+	// created, so that files derived from one database (vector index
+	// snapshots) are never applied to another.
+	StoreID(ctx context.Context) (string, error)
 	// ExperienceVersion is a counter of the project's changes to
 	// embeddings and search documents, for caches of vector indexes: every
 	// PutEmbedding and PutSearchDoc, and every DeleteSearchDoc that removed
@@ -290,4 +301,23 @@ func QueryTerms(tokens []string) []string {
 		}
 	}
 	return out
+}
+
+// Okapi BM25 parameters shared by the backends that rank with it.
+const (
+	BM25K1 = 1.2
+	BM25B  = 0.75
+)
+
+// BM25IDF is the inverse document frequency of a term found in df of n
+// documents (the non-negative form, log(1 + (n-df+0.5)/(df+0.5))).
+func BM25IDF(n, df float64) float64 {
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// BM25Term is one term's contribution to a document's BM25 score: idf
+// weighted by the term's frequency tf in a document of dl terms, where
+// documents have avgdl terms on average.
+func BM25Term(idf, tf, dl, avgdl float64) float64 {
+	return idf * tf * (BM25K1 + 1) / (tf + BM25K1*(1-BM25B+BM25B*dl/max(avgdl, 1e-9)))
 }

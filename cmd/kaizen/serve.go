@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -41,7 +42,13 @@ a token, which clients then send as "Authorization: Bearer <token>"; prefer
 KAIZEN_TOKEN or [server] token in kaizen.toml over --token, which other
 users can read in the process list. Logs go to stderr. SIGINT or SIGTERM
 stops accepting connections, lets in-flight requests finish, then closes
-the store.`,
+the store.
+
+When a chat model is configured ([[model.chat]]), the daemon extracts each
+task's experience in the background once no outcome of the task arrived for
+experience.auto_extract_delay (30s); on start it also picks up the tasks of
+the last 7 days whose outcome has no extracted experience yet. Set
+experience.auto_extract = false to turn this off (docs/experience.md).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -109,7 +116,37 @@ the store.`,
 				ln.Close()
 				return err
 			}
-			return srv.Serve(ctx, ln)
+			// Learn without being asked: extract each finished task's
+			// experience in the background (stopped by Engine.Close).
+			if err := e.StartExperienceWorker(ctx); err != nil {
+				ln.Close()
+				return err
+			}
+			if s := e.ExperienceWorkerStats(); s.Running {
+				logger.Info("background experience extraction is on", "mode", s.Mode, "delay", s.Delay)
+			} else {
+				logger.Info("background experience extraction is off", "reason", s.Reason)
+			}
+			// Load the vector indexes now (from their snapshots when an
+			// earlier run saved them), so that no recall waits for it.
+			warmCtx, stopWarm := context.WithCancel(ctx)
+			warmed := make(chan struct{})
+			go func() {
+				defer close(warmed)
+				t0 := time.Now()
+				n, err := e.WarmVectorIndexes(warmCtx)
+				if err != nil && warmCtx.Err() == nil {
+					logger.Warn("vector indexes not warmed", "err", err)
+					return
+				}
+				st := e.VectorIndexStats()
+				logger.Info("vector indexes ready", "indexes", n, "from_snapshots", st.Restores, "loaded", st.Loads,
+					"took", time.Since(t0).Round(time.Millisecond))
+			}()
+			err = srv.Serve(ctx, ln)
+			stopWarm()
+			<-warmed
+			return err
 		},
 	}
 	f := cmd.Flags()

@@ -51,6 +51,11 @@ type experienceData struct {
 	docCount map[experience.ItemKind]int64
 
 	version int64 // store.ExperienceStorage.ExperienceVersion
+	// embVersions and removals: the version of each vector's last write
+	// and of each vector's removal (store.ExperienceStorage.EmbeddingChanges),
+	// by kind + "\x00" + ref id.
+	embVersions map[string]int64
+	removals    map[string]int64
 }
 
 // support is one task supporting a heuristic.
@@ -71,8 +76,8 @@ func newExperienceData() *experienceData {
 		recalls: map[string]*experience.RecallEvent{}, recallsByRef: index{},
 		skills: map[string]*experience.Skill{}, skillByName: map[string]string{},
 		skillVersions: map[string]*experience.SkillVersion{}, versionsBySkill: index{},
-		embeddings: map[string]*store.Embedding{},
-		docs:       map[string]*searchDoc{}, postings: index{},
+		embeddings: map[string]*store.Embedding{}, embVersions: map[string]int64{}, removals: map[string]int64{},
+		docs: map[string]*searchDoc{}, postings: index{},
 		docTerms: map[experience.ItemKind]int64{}, docCount: map[experience.ItemKind]int64{},
 	}
 }

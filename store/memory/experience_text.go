@@ -4,18 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/store"
-)
-
-// BM25 parameters of the in-memory full-text search.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
 )
 
 // searchDoc is an indexed document: its term frequencies and length.
@@ -51,9 +44,46 @@ func (t *tx) PutEmbedding(ctx context.Context, e store.Embedding) error {
 	if err != nil {
 		return err
 	}
-	put(t.undo, x.embeddings, itemKey(e.Kind, e.RefID), stored(e, cloneEmbedding))
+	key := itemKey(e.Kind, e.RefID)
+	put(t.undo, x.embeddings, key, stored(e, cloneEmbedding))
 	setInt64(t.undo, &x.version, x.version+1)
+	put(t.undo, x.embVersions, key, x.version)
+	if _, ok := x.removals[key]; ok {
+		remove(t.undo, x.removals, key)
+	}
 	return nil
+}
+
+// EmbeddingChanges implements store.ExperienceStorage.
+func (t *tx) EmbeddingChanges(ctx context.Context, project string, kind experience.ItemKind, since int64,
+	fn func(store.Embedding) error) ([]string, error) {
+	x, err := t.exp(ctx, project)
+	if err != nil || x == nil {
+		return []string{}, err
+	}
+	byVersion := func(versions map[string]int64) []string {
+		var keys []string
+		for key, v := range versions {
+			if v > since && strings.HasPrefix(key, string(kind)+"\x00") {
+				keys = append(keys, key)
+			}
+		}
+		slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(versions[a], versions[b]), strings.Compare(a, b)) })
+		return keys
+	}
+	for _, key := range byVersion(x.embVersions) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := fn(cloneEmbedding(*x.embeddings[key])); err != nil {
+			return nil, err
+		}
+	}
+	removed := []string{}
+	for _, key := range byVersion(x.removals) {
+		removed = append(removed, strings.TrimPrefix(key, string(kind)+"\x00"))
+	}
+	return removed, nil
 }
 
 // GetEmbedding implements store.ExperienceStorage.
@@ -148,12 +178,18 @@ func (t *tx) DeleteSearchDoc(ctx context.Context, project string, kind experienc
 		return false, err
 	}
 	removed := x.unindex(t.undo, kind, refID)
-	if _, ok := x.embeddings[itemKey(kind, refID)]; ok {
-		remove(t.undo, x.embeddings, itemKey(kind, refID))
+	key := itemKey(kind, refID)
+	_, embedded := x.embeddings[key]
+	if embedded {
+		remove(t.undo, x.embeddings, key)
+		remove(t.undo, x.embVersions, key)
 		removed = true
 	}
 	if removed {
 		setInt64(t.undo, &x.version, x.version+1)
+	}
+	if embedded {
+		put(t.undo, x.removals, key, x.version)
 	}
 	return removed, nil
 }
@@ -169,7 +205,7 @@ func (t *tx) SearchText(ctx context.Context, project string, kind experience.Ite
 	if n == 0 {
 		return []store.TextHit{}, nil
 	}
-	avgdl := max(float64(x.docTerms[kind])/n, 1e-9)
+	avgdl := float64(x.docTerms[kind]) / n
 	scores := map[string]float64{}
 	for _, term := range store.QueryTerms(tokens) {
 		refs := x.postings[postingKey(kind, term)]
@@ -177,11 +213,10 @@ func (t *tx) SearchText(ctx context.Context, project string, kind experience.Ite
 			continue
 		}
 		df := float64(len(refs))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		idf := store.BM25IDF(n, df)
 		for refID := range refs {
 			doc := x.docs[itemKey(kind, refID)]
-			tf := float64(doc.tf[term])
-			scores[refID] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(doc.length)/avgdl))
+			scores[refID] += store.BM25Term(idf, float64(doc.tf[term]), float64(doc.length), avgdl)
 		}
 	}
 	hits := make([]store.TextHit, 0, len(scores))
@@ -192,6 +227,14 @@ func (t *tx) SearchText(ctx context.Context, project string, kind experience.Ite
 		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.RefID, b.RefID))
 	})
 	return page(hits, limit, 0), nil
+}
+
+// StoreID implements store.ExperienceStorage.
+func (t *tx) StoreID(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return t.s.id, nil
 }
 
 // ExperienceVersion implements store.ExperienceStorage.

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +35,7 @@ var (
 
 // Store is the in-memory backend. The zero value is not usable; call New.
 type Store struct {
+	id       string // StoreID: random, per instance
 	mu       sync.RWMutex
 	closed   bool
 	meta     map[string]string
@@ -44,7 +46,8 @@ var _ store.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{meta: map[string]string{}, projects: map[string]*project{}}
+	return &Store{id: fmt.Sprintf("memory-%016x%016x", rand.Uint64(), rand.Uint64()), meta: map[string]string{},
+		projects: map[string]*project{}}
 }
 
 // Backend implements store.Store.

@@ -62,6 +62,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
+// backfill is the Go migration filling the full-text statistics from the
+// existing documents (sqlstore.BackfillSearchTerms); undone with the tables.
+var backfill = goose.WithGoMigrations(goose.NewGoMigration(sqlstore.BackfillMigration,
+	&goose.GoFunc{RunTx: sqlstore.BackfillMigrationFunc(sqlstore.Postgres)},
+	&goose.GoFunc{RunTx: func(context.Context, *sql.Tx) error { return nil }}))
+
 func migrate(ctx context.Context, db *sql.DB) error {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -71,7 +77,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker), backfill)
 	if err != nil {
 		return err
 	}

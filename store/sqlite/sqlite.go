@@ -147,12 +147,18 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// backfill is the Go migration filling the full-text statistics from the
+// existing documents (sqlstore.BackfillSearchTerms); undone with the tables.
+var backfill = goose.WithGoMigrations(goose.NewGoMigration(sqlstore.BackfillMigration,
+	&goose.GoFunc{RunTx: sqlstore.BackfillMigrationFunc(sqlstore.SQLite)},
+	&goose.GoFunc{RunTx: func(context.Context, *sql.Tx) error { return nil }}))
+
 func migrate(ctx context.Context, db *sql.DB) error {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, backfill)
 	if err != nil {
 		return err
 	}

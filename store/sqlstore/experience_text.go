@@ -8,9 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/store"
@@ -62,14 +59,15 @@ func scanEmbedding(s scanner) (store.Embedding, error) {
 	return e, err
 }
 
-// bumpExperienceVersion increments the project's experience version.
-func (t *Tx) bumpExperienceVersion(ctx context.Context, project string) error {
-	_, err := t.exec(ctx, `INSERT INTO experience_versions (project, version) VALUES (?, 1)
-		ON CONFLICT (project) DO UPDATE SET version = experience_versions.version + 1`, project)
+// bumpExperienceVersion increments the project's experience version and
+// returns the new version.
+func (t *Tx) bumpExperienceVersion(ctx context.Context, project string) (int64, error) {
+	v, err := one(ctx, t, "experience version", scanOne[int64], `INSERT INTO experience_versions (project, version) VALUES (?, 1)
+		ON CONFLICT (project) DO UPDATE SET version = experience_versions.version + 1 RETURNING version`, project)
 	if err != nil {
-		return fmt.Errorf("bump experience version: %w", err)
+		return 0, fmt.Errorf("bump experience version: %w", err)
 	}
-	return nil
+	return v, nil
 }
 
 // PutEmbedding implements store.ExperienceStorage.
@@ -77,13 +75,21 @@ func (t *Tx) PutEmbedding(ctx context.Context, e store.Embedding) error {
 	if err := validEmbedding(e); err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, `INSERT INTO embeddings (`+embeddingCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+	v, err := t.bumpExperienceVersion(ctx, e.Project)
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `INSERT INTO embeddings (`+embeddingCols+`, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (project, kind, ref_id) DO UPDATE SET embedder = excluded.embedder, dim = excluded.dim,
-		vector = excluded.vector, updated_at = excluded.updated_at`,
-		e.Project, string(e.Kind), e.RefID, e.Embedder, e.Dim, encodeVector(e.Vector), at(e.UpdatedAt)); err != nil {
+		vector = excluded.vector, updated_at = excluded.updated_at, version = excluded.version`,
+		e.Project, string(e.Kind), e.RefID, e.Embedder, e.Dim, encodeVector(e.Vector), at(e.UpdatedAt), v); err != nil {
 		return fmt.Errorf("put embedding: %w", err)
 	}
-	return t.bumpExperienceVersion(ctx, e.Project)
+	if _, err := t.exec(ctx, `DELETE FROM embedding_removals WHERE project = ? AND kind = ? AND ref_id = ?`,
+		e.Project, string(e.Kind), e.RefID); err != nil {
+		return fmt.Errorf("put embedding: %w", err)
+	}
+	return nil
 }
 
 // GetEmbedding implements store.ExperienceStorage.
@@ -96,6 +102,18 @@ func (t *Tx) GetEmbedding(ctx context.Context, project string, kind experience.I
 func (t *Tx) EachEmbedding(ctx context.Context, project string, kind experience.ItemKind, embedder string, fn func(store.Embedding) error) error {
 	return each(ctx, t, "embeddings", scanEmbedding, fn, `SELECT `+embeddingCols+` FROM embeddings
 		WHERE project = ? AND kind = ? AND embedder = ? ORDER BY ref_id`, project, string(kind), embedder)
+}
+
+// EmbeddingChanges implements store.ExperienceStorage.
+func (t *Tx) EmbeddingChanges(ctx context.Context, project string, kind experience.ItemKind, since int64,
+	fn func(store.Embedding) error) ([]string, error) {
+	err := each(ctx, t, "embeddings", scanEmbedding, fn, `SELECT `+embeddingCols+` FROM embeddings
+		WHERE project = ? AND kind = ? AND version > ? ORDER BY version, ref_id`, project, string(kind), since)
+	if err != nil {
+		return nil, err
+	}
+	return many(ctx, t, "removed embeddings", scanOne[string], `SELECT ref_id FROM embedding_removals
+		WHERE project = ? AND kind = ? AND version > ? ORDER BY version, ref_id`, project, string(kind), since)
 }
 
 // StaleEmbeddings implements store.ExperienceStorage.
@@ -117,141 +135,9 @@ func searchScope(project string, kind experience.ItemKind) string {
 	return "s" + hex.EncodeToString(sum[:12])
 }
 
-// tsvectorLiteral is the tsvector input of a document's terms, each with
-// its positions (1-based; PostgreSQL keeps at most 256 per lexeme and
-// positions up to 16383).
-func tsvectorLiteral(terms []string) string {
-	positions := map[string][]int{}
-	for i, term := range terms {
-		if p := positions[term]; len(p) < 256 {
-			positions[term] = append(p, min(i+1, 16383))
-		}
-	}
-	lexemes := make([]string, 0, len(positions))
-	for term := range positions {
-		lexemes = append(lexemes, term)
-	}
-	sort.Strings(lexemes)
-	var b strings.Builder
-	for i, term := range lexemes {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(quoteLexeme(term))
-		b.WriteByte(':')
-		last := 0
-		for j, p := range positions[term] {
-			if p == last { // positions capped at 16383 repeat
-				continue
-			}
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(p))
-			last = p
-		}
-	}
-	return b.String()
-}
-
-// quoteLexeme quotes a lexeme for tsvector and tsquery input. Terms are
-// letters and digits only; quotes and backslashes are escaped anyway.
-func quoteLexeme(term string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(term) + "'"
-}
-
-// PutSearchDoc implements store.ExperienceStorage.
-func (t *Tx) PutSearchDoc(ctx context.Context, project string, kind experience.ItemKind, refID, text string) error {
-	terms := store.TextTerms(text)
-	body := strings.Join(terms, " ")
-	var err error
-	switch t.d.FullText {
-	case FTS5:
-		_, err = t.exec(ctx, `INSERT INTO search_docs (project, kind, ref_id, scope, body) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (project, kind, ref_id) DO UPDATE SET body = excluded.body`,
-			project, string(kind), refID, searchScope(project, kind), body)
-	case TSVector:
-		_, err = t.exec(ctx, `INSERT INTO search_docs (project, kind, ref_id, body, tsv) VALUES (?, ?, ?, ?, ?::tsvector)
-			ON CONFLICT (project, kind, ref_id) DO UPDATE SET body = excluded.body, tsv = excluded.tsv`,
-			project, string(kind), refID, body, tsvectorLiteral(terms))
-	default:
-		err = errNoFullText
-	}
-	if err != nil {
-		return fmt.Errorf("put search document: %w", err)
-	}
-	return t.bumpExperienceVersion(ctx, project)
-}
-
-var errNoFullText = errors.New("sqlstore: the dialect has no full-text engine")
-
-// DeleteSearchDoc implements store.ExperienceStorage.
-func (t *Tx) DeleteSearchDoc(ctx context.Context, project string, kind experience.ItemKind, refID string) (bool, error) {
-	removed := int64(0)
-	for _, table := range []string{"search_docs", "embeddings"} {
-		res, err := t.exec(ctx, `DELETE FROM `+table+` WHERE project = ? AND kind = ? AND ref_id = ?`,
-			project, string(kind), refID)
-		if err != nil {
-			return false, fmt.Errorf("delete search document: %w", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return false, fmt.Errorf("delete search document: %w", err)
-		}
-		removed += n
-	}
-	if removed == 0 {
-		return false, nil
-	}
-	return true, t.bumpExperienceVersion(ctx, project)
-}
-
-func scanHit(s scanner) (store.TextHit, error) {
-	var h store.TextHit
-	return h, s.Scan(&h.RefID, &h.Score)
-}
-
-// SearchText implements store.ExperienceStorage. SQLite ranks with bm25()
-// (negated, so higher is better; its statistics cover the whole index),
-// PostgreSQL with ts_rank normalised by document length.
-func (t *Tx) SearchText(ctx context.Context, project string, kind experience.ItemKind, tokens []string, limit int) ([]store.TextHit, error) {
-	terms := store.QueryTerms(tokens)
-	if len(terms) == 0 {
-		return []store.TextHit{}, nil
-	}
-	quoted := make([]string, len(terms))
-	var q string
-	var args []any
-	switch t.d.FullText {
-	case FTS5:
-		var err error
-		if terms, err = t.rareTerms(ctx, terms); err != nil {
-			return nil, err
-		}
-		if len(terms) == 0 {
-			return []store.TextHit{}, nil
-		}
-		quoted = quoted[:len(terms)]
-		for i, term := range terms {
-			quoted[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
-		}
-		match := `scope : "` + searchScope(project, kind) + `" AND body : (` + strings.Join(quoted, " OR ") + `)`
-		q, args = page(`SELECT d.ref_id, -bm25(search_fts, 0.0, 1.0) AS score
-			FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid
-			WHERE search_fts MATCH ? AND d.project = ? AND d.kind = ?
-			ORDER BY score DESC, d.ref_id`, []any{match, project, string(kind)}, limit, 0)
-	case TSVector:
-		for i, term := range terms {
-			quoted[i] = quoteLexeme(term)
-		}
-		query := strings.Join(quoted, " | ")
-		q, args = page(`SELECT ref_id, ts_rank(tsv, ?::tsquery, 1) AS score FROM search_docs
-			WHERE project = ? AND kind = ? AND tsv @@ ?::tsquery
-			ORDER BY score DESC, ref_id`, []any{query, project, string(kind), query}, limit, 0)
-	default:
-		return nil, errNoFullText
-	}
-	return many(ctx, t, "search hits", scanHit, q, args...)
+// StoreID implements store.ExperienceStorage.
+func (t *Tx) StoreID(ctx context.Context) (string, error) {
+	return one(ctx, t, "store identity", scanOne[string], `SELECT id FROM store_identity`)
 }
 
 // ExperienceVersion implements store.ExperienceStorage.
@@ -261,49 +147,4 @@ func (t *Tx) ExperienceVersion(ctx context.Context, project string) (int64, erro
 		return 0, nil
 	}
 	return v, err
-}
-
-// ftsPostingBudget bounds the postings one SQLite search ranks: bm25() is
-// computed for every document matching any term, so a query with common
-// terms ("test", "file") would rank most of a large index. The rarest terms
-// are kept while their document frequencies sum to at most this budget
-// (the rarest always), which keeps a search's cost bounded whatever the
-// index size; common terms add little to BM25 anyway (their IDF is low).
-const ftsPostingBudget = 20_000
-
-// rareTerms returns the terms that occur in the index, rarest first, within
-// ftsPostingBudget (document frequencies over all projects and kinds, from
-// the fts5vocab table).
-func (t *Tx) rareTerms(ctx context.Context, terms []string) ([]string, error) {
-	args := make([]any, len(terms))
-	for i, term := range terms {
-		args[i] = term
-	}
-	type df struct {
-		term string
-		docs int64
-	}
-	found, err := many(ctx, t, "term frequencies", func(s scanner) (df, error) {
-		var d df
-		return d, s.Scan(&d.term, &d.docs)
-	}, `SELECT term, doc FROM search_vocab WHERE term IN (?`+strings.Repeat(", ?", len(terms)-1)+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(found, func(i, j int) bool {
-		if found[i].docs != found[j].docs {
-			return found[i].docs < found[j].docs
-		}
-		return found[i].term < found[j].term
-	})
-	out := make([]string, 0, len(found))
-	var sum int64
-	for i, d := range found {
-		if i > 0 && sum+d.docs > ftsPostingBudget {
-			break
-		}
-		sum += d.docs
-		out = append(out, d.term)
-	}
-	return out, nil
 }

@@ -49,12 +49,11 @@ type FullTextEngine int
 
 // Full-text engines.
 const (
-	// FTS5 is SQLite's FTS5 (an external-content table kept by triggers),
-	// ranked by bm25().
+	// FTS5 is SQLite's FTS5 (an external-content table kept by triggers).
 	FTS5 FullTextEngine = iota + 1
-	// TSVector is PostgreSQL's tsvector with a GIN index, ranked by
-	// ts_rank.
-	TSVector
+	// PostingTable is an inverted index kept by the store in the table
+	// search_postings (PostgreSQL), read through its primary key.
+	PostingTable
 )
 
 // SQLite is the dialect of modernc.org/sqlite.
@@ -73,7 +72,7 @@ var Postgres = Dialect{
 	Numbered:  true,
 	ForUpdate: " FOR UPDATE",
 	TagMatch:  "(tags::jsonb @> jsonb_build_array(?::text))",
-	FullText:  TSVector,
+	FullText:  PostingTable,
 }
 
 // rebind rewrites "?" placeholders into "$n" for numbered dialects. Queries

@@ -658,6 +658,91 @@ func testExperience(t *testing.T, setup setupFunc) {
 		requireEqual(t, "StaleEmbeddings after a delete", []string{"h-3", "h-4", "h-5"}, stale("e1", 2, 0))
 	})
 
+	t.Run("StoreID", func(t *testing.T) {
+		t.Parallel()
+		b, other := setup(t), setup(t)
+		id := read(b, func(tx store.Tx) (string, error) { return tx.StoreID(b.ctx) })
+		if id == "" {
+			t.Fatal("empty StoreID")
+		}
+		insertAll(b, fullEmbedding("p", "h-1", "e1", 1))
+		if again := read(b, func(tx store.Tx) (string, error) { return tx.StoreID(b.ctx) }); again != id {
+			t.Errorf("StoreID changed from %q to %q", id, again)
+		}
+		if o := read(other, func(tx store.Tx) (string, error) { return tx.StoreID(other.ctx) }); o == id {
+			t.Errorf("two databases share the StoreID %q", id)
+		}
+	})
+
+	t.Run("EmbeddingChanges", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		version := func() int64 {
+			return read(b, func(tx store.Tx) (int64, error) { return tx.ExperienceVersion(b.ctx, "p") })
+		}
+		type changes struct {
+			Written []string
+			Removed []string
+		}
+		since := func(v int64, kind experience.ItemKind) changes {
+			t.Helper()
+			c := changes{Written: []string{}}
+			b.view(func(tx store.Tx) error {
+				var err error
+				c.Removed, err = tx.EmbeddingChanges(b.ctx, "p", kind, v, func(e store.Embedding) error {
+					c.Written = append(c.Written, e.RefID+"@"+e.Embedder)
+					return nil
+				})
+				return err
+			})
+			return c
+		}
+		insertAll(b, fullEmbedding("p", "h-1", "e1", 1), fullEmbedding("p", "h-2", "e1", 2), fullEmbedding("q", "h-9", "e1", 1))
+		v1 := version()
+		requireEqual(t, "everything since 0", changes{Written: []string{"h-1@e1", "h-2@e1"}, Removed: []string{}},
+			since(0, experience.ItemHeuristic))
+		requireEqual(t, "nothing since the current version", changes{Written: []string{}, Removed: []string{}},
+			since(v1, experience.ItemHeuristic))
+		// A rewrite (by another embedder), a removal, a new vector, another
+		// kind; then a removed vector written again.
+		b.update(func(tx store.Tx) error {
+			if err := tx.PutEmbedding(b.ctx, fullEmbedding("p", "h-3", "e1", 3)); err != nil {
+				return err
+			}
+			if err := tx.PutEmbedding(b.ctx, fullEmbedding("p", "h-1", "e2", 1)); err != nil {
+				return err
+			}
+			skill := fullEmbedding("p", "s-1", "e1", 1)
+			skill.Kind = experience.ItemSkill
+			if err := tx.PutEmbedding(b.ctx, skill); err != nil {
+				return err
+			}
+			_, err := tx.DeleteSearchDoc(b.ctx, "p", experience.ItemHeuristic, "h-2")
+			return err
+		})
+		v2 := version()
+		requireEqual(t, "since v1, in write order", changes{Written: []string{"h-3@e1", "h-1@e2"}, Removed: []string{"h-2"}},
+			since(v1, experience.ItemHeuristic))
+		requireEqual(t, "skills since v1", changes{Written: []string{"s-1@e1"}, Removed: []string{}}, since(v1, experience.ItemSkill))
+		insertAll(b, fullEmbedding("p", "h-2", "e1", 2))
+		requireEqual(t, "a removed vector written again is no longer removed",
+			changes{Written: []string{"h-3@e1", "h-1@e2", "h-2@e1"}, Removed: []string{}}, since(v1, experience.ItemHeuristic))
+		requireEqual(t, "since v2", changes{Written: []string{"h-2@e1"}, Removed: []string{}}, since(v2, experience.ItemHeuristic))
+		// A failed transaction leaves no trace.
+		failed := errors.New("rolled back")
+		err := b.s.Update(b.ctx, func(tx store.Tx) error {
+			if _, err := tx.DeleteSearchDoc(b.ctx, "p", experience.ItemHeuristic, "h-3"); err != nil {
+				return err
+			}
+			return failed
+		})
+		if !errors.Is(err, failed) {
+			t.Fatalf("failed update: %v", err)
+		}
+		requireEqual(t, "after a failed removal", changes{Written: []string{"h-2@e1"}, Removed: []string{}},
+			since(v2, experience.ItemHeuristic))
+	})
+
 	t.Run("FullText", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
@@ -698,6 +783,11 @@ func testExperience(t *testing.T, setup setupFunc) {
 		if len(hits) == 3 && !(hits[0].Score == hits[1].Score && hits[1].Score > hits[2].Score && hits[2].Score > 0) {
 			t.Errorf("scores %v: want equal scores for equal documents, higher for more matches, all positive", hits)
 		}
+		// The scores are Okapi BM25 over the project's documents of the kind:
+		// the statistics count documents of other kinds and projects apart.
+		if want := bm25Of(docs, docs["h-1"], "configure database pool"); len(hits) > 0 && math.Abs(hits[0].Score-want) > 1e-9 {
+			t.Errorf("score of h-1 = %v, want BM25 %v", hits[0].Score, want)
+		}
 		requireEqual(t, "limit", []string{"h-1"}, keys(search("configure database pool", 1), hitRef))
 		requireEqual(t, "CJK bigram", []string{"h-3"}, keys(search("配置", 0), hitRef))
 		requireEqual(t, "CJK bigrams of a phrase", []string{"h-3"}, keys(search("备份配置", 0), hitRef))
@@ -717,7 +807,12 @@ func testExperience(t *testing.T, setup setupFunc) {
 		b.update(func(tx store.Tx) error {
 			return tx.PutSearchDoc(b.ctx, "p", experience.ItemHeuristic, "h-4", experience.SearchText("database kittens"))
 		})
-		requireEqual(t, "after a replace (the shorter document first)", []string{"h-4", "h-2"}, keys(search("backup kittens", 0), hitRef))
+		replaced := search("backup kittens", 0)
+		requireEqual(t, "after a replace (the shorter document first)", []string{"h-4", "h-2"}, keys(replaced, hitRef))
+		docs["h-4"] = experience.SearchText("database kittens")
+		if want := bm25Of(docs, docs["h-4"], "backup kittens"); len(replaced) > 0 && math.Abs(replaced[0].Score-want) > 1e-9 {
+			t.Errorf("score of the replaced h-4 = %v, want BM25 %v (statistics not updated by the replace?)", replaced[0].Score, want)
+		}
 		requireList(t, "old terms of a replaced document", nil, search("unrelated", 0))
 		if ok := write(b, func(tx store.Tx) (bool, error) {
 			return tx.DeleteSearchDoc(b.ctx, "p", experience.ItemHeuristic, "h-3")
@@ -725,6 +820,10 @@ func testExperience(t *testing.T, setup setupFunc) {
 			t.Error("DeleteSearchDoc reported false")
 		}
 		requireList(t, "after a delete", nil, search("配置", 0))
+		delete(docs, "h-3")
+		if got, want := search("database", 0), bm25Of(docs, docs["h-4"], "database"); len(got) != 4 || math.Abs(got[0].Score-want) > 1e-9 {
+			t.Errorf("after a delete, search database = %v; want 4 hits, the first scoring BM25 %v", got, want)
+		}
 		if ok := write(b, func(tx store.Tx) (bool, error) {
 			return tx.DeleteSearchDoc(b.ctx, "p", experience.ItemSkill, "h-1")
 		}); ok {
@@ -899,4 +998,90 @@ func testExperience(t *testing.T, setup setupFunc) {
 		requireEqual(t, "Projects after deleting a project's only document", []string{"a-turn", "b-heur", "c-skill", "e-recall"},
 			read(b2, func(tx store.Tx) ([]string, error) { return tx.Projects(b2.ctx) }))
 	})
+}
+
+// bm25Of is the Okapi BM25 score of the document doc among docs (search
+// texts) for a query, computed here from the terms.
+func bm25Of(docs map[string]string, doc, query string) float64 {
+	n, total := 0.0, 0.0
+	df := map[string]float64{}
+	for _, text := range docs {
+		terms := store.TextTerms(text)
+		n++
+		total += float64(len(terms))
+		seen := map[string]bool{}
+		for _, term := range terms {
+			if !seen[term] {
+				seen[term] = true
+				df[term]++
+			}
+		}
+	}
+	terms := store.TextTerms(doc)
+	tf := map[string]float64{}
+	for _, term := range terms {
+		tf[term]++
+	}
+	score := 0.0
+	for _, term := range store.QueryTerms(experience.QueryTokens(query)) {
+		if tf[term] > 0 {
+			score += store.BM25Term(store.BM25IDF(n, df[term]), tf[term], float64(len(terms)), total/n)
+		}
+	}
+	return score
+}
+
+// FullTextWorkload writes, replaces and deletes search documents across
+// projects and kinds, including a failed transaction and writes undone
+// with it, for checks of the full-text statistics a backend keeps.
+func FullTextWorkload(t *testing.T, s store.Store) {
+	t.Helper()
+	ctx := t.Context()
+	texts := []string{"configure the database connection pool", "database migrations need a backup",
+		"修改配置文件之前先备份", "retry the flaky test twice", "pool pool pool", ""}
+	kinds := []experience.ItemKind{experience.ItemHeuristic, experience.ItemMemory, experience.ItemSkill}
+	put := func(tx store.Tx, i int) error {
+		return tx.PutSearchDoc(ctx, "p"+strconv.Itoa(i%2), kinds[i%3], "ref-"+strconv.Itoa(i%17),
+			experience.SearchText(texts[i%len(texts)]+" "+strconv.Itoa(i%5)))
+	}
+	for round := range 4 {
+		err := s.Update(ctx, func(tx store.Tx) error {
+			for i := range 40 {
+				if err := put(tx, i*(round+1)+round); err != nil {
+					return err
+				}
+			}
+			for i := range 5 {
+				if _, err := tx.DeleteSearchDoc(ctx, "p"+strconv.Itoa(i%2), kinds[(i+round)%3], "ref-"+strconv.Itoa(i*3+round)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Rewrites of documents with repeated terms, to the same text and to
+	// another.
+	for _, text := range []string{"pool pool pool", "pool pool pool", "pool retry pool", "retry"} {
+		err := s.Update(ctx, func(tx store.Tx) error {
+			return tx.PutSearchDoc(ctx, "p0", experience.ItemHeuristic, "repeated", experience.SearchText(text))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := errors.New("rolled back")
+	err := s.Update(ctx, func(tx store.Tx) error {
+		for i := range 30 {
+			if err := put(tx, i*7+1); err != nil {
+				return err
+			}
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("failed update: %v", err)
+	}
 }

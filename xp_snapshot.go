@@ -1,0 +1,182 @@
+package kaizen
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/vecindex"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Vector index snapshots. Loading a project's vector index reads and
+// quantizes every stored vector (seconds at 100,000 vectors), so the engine
+// saves each index it loaded to <home>/vectors/ — after a full load, in the
+// background, and at Close — and a later process starts from that file:
+// it checks that the file belongs to the same database (store id and
+// location), project, kind and embedder, at a version not newer than the
+// store's, then applies the changes made since that version
+// (store EmbeddingChanges), exactly as a running engine catches up with
+// another process. A missing, stale-beyond-use or damaged file only means a
+// full load. In-memory stores have no snapshots.
+
+// snapshotMagic starts a snapshot file: then a uvarint-prefixed JSON
+// header, then the vecindex snapshot.
+const snapshotMagic = "KZVS1\n"
+
+// snapshotHeader says what a snapshot holds.
+type snapshotHeader struct {
+	StoreID  string `json:"store_id"`
+	Locator  string `json:"locator"`
+	Project  string `json:"project"`
+	Kind     string `json:"kind"`
+	Embedder string `json:"embedder"`
+	Version  int64  `json:"version"`
+}
+
+// snapshots saves and restores the indexes of a vector cache.
+type snapshots struct {
+	dir     string // "" disables snapshots
+	locator string // the database the engine opened
+	logger  *slog.Logger
+}
+
+// newSnapshots configures snapshots for an engine's config: under
+// <home>/vectors, for a store the engine opens itself from a file or a
+// PostgreSQL DSN.
+func newSnapshots(cfg Config) snapshots {
+	s := snapshots{logger: cfg.Logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	dsn := cfg.DB
+	switch {
+	case cfg.Store != nil || cfg.Home == "" || dsn == "memory" || dsn == "memory:":
+		return s
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
+		s.locator = dsn
+	default:
+		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
+		if path == "" {
+			path = filepath.Join(cfg.Home, "kaizen.db")
+		}
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		s.locator = "sqlite:" + path
+	}
+	s.dir = filepath.Join(cfg.Home, "vectors")
+	return s
+}
+
+// file names the snapshot of an index: a hash, so that neither the DSN nor
+// the project name appears in a file name.
+func (s snapshots) file(h snapshotHeader) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{h.StoreID, h.Locator, h.Project, h.Kind, h.Embedder}, "\x00")))
+	return filepath.Join(s.dir, hex.EncodeToString(sum[:16])+".kvx")
+}
+
+// header is the header of a project's index of one kind, as of version.
+func (s snapshots) header(ctx context.Context, tx store.Tx, embedder, project string, kind experience.ItemKind,
+	version int64) (snapshotHeader, error) {
+	id, err := tx.StoreID(ctx)
+	return snapshotHeader{StoreID: id, Locator: s.locator, Project: project, Kind: string(kind), Embedder: embedder,
+		Version: version}, err
+}
+
+// restore reads the snapshot of an index made at a version not newer than
+// want.Version; false when there is none that fits.
+func (s snapshots) restore(want snapshotHeader) (*vecindex.Index, int64, bool) {
+	if s.dir == "" {
+		return nil, 0, false
+	}
+	data, err := os.ReadFile(s.file(want))
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s.logger.Warn("vector index snapshot unreadable", "err", err)
+		}
+		return nil, 0, false
+	}
+	h, body, err := parseSnapshot(data)
+	if err == nil && (h.StoreID != want.StoreID || h.Locator != want.Locator || h.Project != want.Project ||
+		h.Kind != want.Kind || h.Embedder != want.Embedder) {
+		err = errors.New("it belongs to another index")
+	}
+	if err == nil && h.Version > want.Version {
+		err = fmt.Errorf("it is at version %d, newer than the store's %d", h.Version, want.Version)
+	}
+	var ix *vecindex.Index
+	if err == nil {
+		ix, err = vecindex.Read(bytes.NewReader(body), vecindex.Options{})
+	}
+	if err != nil {
+		s.logger.Warn("vector index snapshot ignored", "project", want.Project, "kind", want.Kind, "err", err)
+		return nil, 0, false
+	}
+	return ix, h.Version, true
+}
+
+func parseSnapshot(data []byte) (snapshotHeader, []byte, error) {
+	var h snapshotHeader
+	rest, ok := bytes.CutPrefix(data, []byte(snapshotMagic))
+	if !ok {
+		return h, nil, errors.New("not a kaizen vector snapshot")
+	}
+	n, k := binary.Uvarint(rest)
+	if k <= 0 || n > uint64(len(rest)-k) {
+		return h, nil, errors.New("truncated header")
+	}
+	if err := json.Unmarshal(rest[k:k+int(n)], &h); err != nil {
+		return h, nil, fmt.Errorf("header: %w", err)
+	}
+	return h, rest[k+int(n):], nil
+}
+
+// save writes the snapshot of an index atomically (a temporary file
+// renamed over the old one). The index may move on while it is written:
+// its content is then newer than h.Version, which a restore corrects by
+// applying the changes since h.Version again (they are idempotent).
+func (s snapshots) save(h snapshotHeader, ix *vecindex.Index) error {
+	if s.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return err
+	}
+	head, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.dir, ".snapshot-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after a successful rename: a no-op
+	var b bytes.Buffer
+	b.WriteString(snapshotMagic)
+	b.Write(binary.AppendUvarint(nil, uint64(len(head))))
+	b.Write(head)
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := ix.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), s.file(h))
+}
