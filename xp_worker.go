@@ -16,8 +16,11 @@ import (
 // outcome of it arrived for experience.auto_extract_delay, the worker calls
 // ExtractExperience, one task at a time. The outcome table is the durable
 // record: on start the worker rescans recent outcomes whose task has turns
-// but no experience, so a crash or a stop loses nothing. Extraction is
-// cached per task, so a task queued twice costs one model call.
+// but no experience, so a crash or a stop loses nothing, and every
+// experience.auto_extract_rescan it looks at the outcomes recorded since
+// its last look, which finds those other processes recorded. Extraction is
+// cached per task, so a task queued twice costs one model call; a task
+// given up is left alone by the periodic looks.
 
 const (
 	// xpQueueMax bounds the tasks waiting for extraction; a task that does
@@ -37,6 +40,9 @@ const (
 	// xpMinBackoff is the least wait before a retry: the n-th retry waits
 	// max(delay, xpMinBackoff)·2^(n-1), so 1s, 2s, 4s with a short delay.
 	xpMinBackoff = time.Second
+	// xpRescanSlack widens each periodic rescan back in time, for outcomes
+	// committed late or stamped by a clock a little behind.
+	xpRescanSlack = 30 * time.Second
 )
 
 // ExperienceWorkerStats describes the background extraction worker.
@@ -95,6 +101,10 @@ type xpWorker struct {
 	pending map[xpKey]*xpJob
 	seq     uint64
 	stopped bool
+	// gaveUp holds the tasks whose extraction failed for good or cannot
+	// run: the periodic rescans leave them alone (a new outcome recorded
+	// through this engine, or the next start, tries again).
+	gaveUp map[xpKey]bool
 
 	rescanDone atomic.Bool
 
@@ -148,7 +158,7 @@ func (e *Engine) StartExperienceWorker(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &xpWorker{e: e, delay: e.x.cfg.AutoExtractDelay, cancel: cancel, done: make(chan struct{}),
-		wake: make(chan struct{}, 1), pending: map[xpKey]*xpJob{}}
+		wake: make(chan struct{}, 1), pending: map[xpKey]*xpJob{}, gaveUp: map[xpKey]bool{}}
 	e.xw.Store(w)
 	go w.run(ctx)
 	return nil
@@ -213,6 +223,11 @@ func (w *xpWorker) enqueue(k xpKey, rescan bool) bool {
 		w.mu.Unlock()
 		return false
 	}
+	if rescan && w.gaveUp[k] {
+		w.mu.Unlock()
+		return false
+	}
+	delete(w.gaveUp, k)
 	due := time.Now().Add(w.delay)
 	j, ok := w.pending[k]
 	switch {
@@ -282,14 +297,36 @@ func (w *xpWorker) run(ctx context.Context) {
 	defer close(w.done)
 	log := w.e.logger
 	log.Debug("background experience extraction started", "mode", w.e.x.cfg.Mode, "delay", w.delay)
-	if err := w.rescan(ctx); err != nil && ctx.Err() == nil {
+	started := w.e.Now()
+	if err := w.rescan(ctx, started.Add(-xpRescanWindow)); err != nil && ctx.Err() == nil {
 		log.Warn("experience worker: rescan of recent outcomes failed; new outcomes are still extracted", "err", err)
 	}
 	w.rescanDone.Store(true)
+	// Outcomes recorded by other processes never pass through this engine:
+	// look for them periodically, from a little before the last look (an
+	// outcome's time is its recording time, give or take clock skew and a
+	// slow commit).
+	every := w.e.x.cfg.AutoExtractRescan
+	looked := started
+	lookAgain := func() {
+		now := w.e.Now()
+		if err := w.rescan(ctx, looked.Add(-every-xpRescanSlack)); err != nil && ctx.Err() == nil {
+			log.Warn("experience worker: periodic rescan failed", "err", err)
+			return
+		}
+		looked = now
+	}
+	rescans := time.NewTicker(every)
+	defer rescans.Stop()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
 	for ctx.Err() == nil {
+		select {
+		case <-rescans.C:
+			lookAgain()
+		default:
+		}
 		k, j, wait := w.next(time.Now())
 		if j != nil {
 			w.extract(ctx, k, j)
@@ -304,6 +341,8 @@ func (w *xpWorker) run(ctx context.Context) {
 		case <-ctx.Done():
 		case <-w.wake:
 		case <-tick:
+		case <-rescans.C:
+			lookAgain()
 		}
 		timer.Stop()
 	}
@@ -346,12 +385,14 @@ func (w *xpWorker) extract(ctx context.Context, k xpKey, j *xpJob) {
 		return
 	case KindConflict: // extraction disabled or no model
 		w.skipped.Add(1)
+		w.giveUp(k)
 		log.Debug("experience not extracted", "err", err)
 		return
 	}
 	j.attempts++
 	if j.attempts >= xpMaxAttempts {
 		w.failed.Add(1)
+		w.giveUp(k)
 		log.Warn("background experience extraction failed; giving up until the task's next outcome or the next start",
 			"attempts", j.attempts, "err", err)
 		return
@@ -361,16 +402,26 @@ func (w *xpWorker) extract(ctx context.Context, k xpKey, j *xpJob) {
 	w.retry(k, j.attempts)
 }
 
-// rescan queues the tasks of recent outcomes that have captured turns but
-// no experience.
-func (w *xpWorker) rescan(ctx context.Context) error {
+// giveUp keeps the periodic rescans from queueing a task again.
+func (w *xpWorker) giveUp(k xpKey) {
+	w.mu.Lock()
+	w.gaveUp[k] = true
+	w.mu.Unlock()
+}
+
+// rescan queues the tasks of the outcomes recorded since a time that have
+// captured turns but no experience (and that the worker did not give up).
+func (w *xpWorker) rescan(ctx context.Context, since time.Time) error {
 	e := w.e
 	const op = "rescan outcomes"
 	projects, err := e.Projects(ctx)
 	if err != nil {
 		return err
 	}
-	since := e.Now().Add(-xpRescanWindow)
+	if floor := e.Now().Add(-xpRescanWindow); since.Before(floor) {
+		since = floor
+	}
+	before := w.rescanned.Load()
 	left := xpRescanMax
 	for _, p := range projects {
 		if left <= 0 || ctx.Err() != nil {
@@ -417,7 +468,7 @@ func (w *xpWorker) rescan(ctx context.Context) error {
 			}
 		}
 	}
-	if n := w.rescanned.Load(); n > 0 {
+	if n := w.rescanned.Load() - before; n > 0 {
 		e.logger.Info("experience worker: queued tasks whose outcome has no extracted experience yet", "tasks", n)
 	}
 	return nil

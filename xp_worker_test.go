@@ -537,3 +537,46 @@ func unsetenv(t *testing.T, name string) {
 	t.Setenv(name, "")
 	os.Unsetenv(name)
 }
+
+// TestExperienceWorkerFindsOtherProcessesOutcomes: outcomes that another
+// process records in the same store (a CLI command, an MCP server over
+// stdio) are found by the worker's periodic rescans; a task whose
+// extraction failed for good is not queued again by them.
+func TestExperienceWorkerFindsOtherProcessesOutcomes(t *testing.T) {
+	rescanOften := func(c *kaizen.Config) { c.Experience.AutoExtractRescan = 20 * time.Millisecond }
+	t.Run("found", func(t *testing.T) {
+		t.Parallel()
+		srv := goodChat(t)
+		a := setup(t, "sqlite", withChat(srv, time.Millisecond, experience.ModeBalanced), rescanOften)
+		startWorker(t, a)
+		other := setup(t, "sqlite", func(c *kaizen.Config) { c.Home, c.DB = t.TempDir(), a.cfg.DB })
+		conversation(t, other, "task-9")
+		if _, err := other.e.RecordOutcome(ctx, outcome("task-9", true)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the other process's task extracted", func() bool { return hasExperience(a, "task-9") })
+		if n := srv.calls.Load(); n != 1 {
+			t.Fatalf("%d model calls, want 1", n)
+		}
+	})
+	t.Run("given up", func(t *testing.T) {
+		t.Parallel()
+		failing := newChatServer(t, func(int64, map[string]any) (int, string, time.Duration) {
+			return http.StatusInternalServerError, "", 0
+		})
+		a := setup(t, "sqlite", withChat(failing, time.Millisecond, experience.ModeBalanced), rescanOften)
+		startWorker(t, a)
+		other := setup(t, "sqlite", func(c *kaizen.Config) { c.Home, c.DB = t.TempDir(), a.cfg.DB })
+		conversation(t, other, "task-9")
+		if _, err := other.e.RecordOutcome(ctx, outcome("task-9", true)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the extraction given up", func() bool { return a.e.ExperienceWorkerStats().Failed == 1 })
+		calls := failing.calls.Load()
+		// Many rescan periods later, no new attempt was made.
+		time.Sleep(300 * time.Millisecond)
+		if s := a.e.ExperienceWorkerStats(); failing.calls.Load() != calls || s.Pending != 0 || s.Enqueued != 1 {
+			t.Fatalf("after giving up: %d calls (then %d), stats %+v", failing.calls.Load(), calls, s)
+		}
+	})
+}

@@ -34,6 +34,11 @@ type Config struct {
 	// outcome, is read once it has settled (default 30s; 0 or at least 1ms,
 	// at most 24h; "30s", "2m" in kaizen.toml and KAIZEN_* variables).
 	AutoExtractDelay time.Duration `toml:"auto_extract_delay" json:"auto_extract_delay"`
+	// AutoExtractRescan is how often the daemon looks for outcomes that
+	// other processes recorded (a CLI command, an MCP server over stdio,
+	// another daemon) and queues their tasks too (default 1m; at least 1ms,
+	// at most 24h).
+	AutoExtractRescan time.Duration `toml:"auto_extract_rescan" json:"auto_extract_rescan"`
 	// RecallTopK is the number of heuristics recall scores for the filter
 	// (heuristicRecallTopK, default 3).
 	RecallTopK int `toml:"recall_top_k" json:"recall_top_k"`
@@ -134,6 +139,7 @@ func DefaultConfig() Config {
 		Mode:                   ModeBalanced,
 		AutoExtract:            true,
 		AutoExtractDelay:       DefaultAutoExtractDelay,
+		AutoExtractRescan:      DefaultAutoExtractRescan,
 		RecallTopK:             3,
 		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
 		Merge:                  MergeThresholds{Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
@@ -150,7 +156,11 @@ func DefaultConfig() Config {
 // extraction (AutoExtractDelay).
 const DefaultAutoExtractDelay = 30 * time.Second
 
-// MaxAutoExtractDelay bounds AutoExtractDelay.
+// DefaultAutoExtractRescan is the default period of the daemon's look for
+// other processes' outcomes (AutoExtractRescan).
+const DefaultAutoExtractRescan = time.Minute
+
+// MaxAutoExtractDelay bounds AutoExtractDelay and AutoExtractRescan.
 const MaxAutoExtractDelay = 24 * time.Hour
 
 // ConfigError names an invalid configuration field.
@@ -181,6 +191,9 @@ func (c Config) Validate() error {
 	case d > 0 && d < time.Millisecond:
 		// A bare TOML integer is read as nanoseconds: 30 would be 30ns.
 		bad("auto_extract_delay", "%s is below 1ms: write a duration such as \"30s\" (a bare number is nanoseconds)", d)
+	}
+	if d := c.AutoExtractRescan; d < time.Millisecond || d > MaxAutoExtractDelay {
+		bad("auto_extract_rescan", "must be between 1ms and %s, got %s (write a duration such as \"1m\")", MaxAutoExtractDelay, d)
 	}
 	if c.RecallTopK < 1 || c.RecallTopK > 100 {
 		bad("recall_top_k", "must be between 1 and 100, got %d", c.RecallTopK)
