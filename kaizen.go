@@ -84,28 +84,41 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 
 // OpenStore opens the backend selected by cfg.DB.
 func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
-	dsn := cfg.DB
 	var (
 		st  store.Store
 		err error
 	)
-	switch {
-	case dsn == "memory" || dsn == "memory:":
+	switch backend, where := storeLocation(cfg); backend {
+	case "memory":
 		st = memory.New()
-	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
-		st, err = postgres.Open(ctx, dsn)
+	case "postgres":
+		st, err = postgres.Open(ctx, where)
 	default:
-		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
-		if path == "" {
-			path = filepath.Join(cfg.Home, "kaizen.db")
-		}
-		st, err = sqlite.Open(ctx, path, sqlite.Options{})
+		st, err = sqlite.Open(ctx, where, sqlite.Options{})
 	}
 	if err != nil {
 		return nil, &Error{Op: "open store", Kind: KindInternal, Message: err.Error(), Err: err,
 			Hint: "check --db / KAIZEN_DB and that the database is reachable"}
 	}
 	return st, nil
+}
+
+// storeLocation reads cfg.DB: the backend ("memory", "postgres" or
+// "sqlite") and where its data is (the DSN, or the SQLite file path, by
+// default <home>/kaizen.db).
+func storeLocation(cfg Config) (backend, where string) {
+	dsn := cfg.DB
+	switch {
+	case dsn == "memory" || dsn == "memory:":
+		return "memory", ""
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
+		return "postgres", dsn
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
+	if path == "" {
+		path = filepath.Join(cfg.Home, "kaizen.db")
+	}
+	return "sqlite", path
 }
 
 // Close stops the background experience worker, if it runs, and waits

@@ -278,13 +278,7 @@ func (e *Engine) recallHeuristics(ctx context.Context, tx store.Tx, project stri
 		if !experience.Recallable(h.Status) {
 			continue
 		}
-		c, ok := topic[h.ID]
-		if !ok {
-			if c, err = e.similarity(ctx, tx, project, experience.ItemHeuristic, h.ID, qv); err != nil {
-				return nil, err
-			}
-		}
-		s := experience.ScoreHeuristic(e.x.cfg.Weights, e.topicSimilarity(c), experience.TriggerSimilarity(live, h.Trigger),
+		s := experience.ScoreHeuristic(e.x.cfg.Weights, e.topicSimilarity(topic[h.ID]), experience.TriggerSimilarity(live, h.Trigger),
 			experience.QualityWeight(h, now, e.x.cfg.Lifecycle))
 		scores[h.ID] = s
 		out = append(out, experience.Candidate{Kind: experience.ItemHeuristic, RefID: h.ID, Score: s.Score, Heuristic: &h})
@@ -315,13 +309,7 @@ func (e *Engine) recallHybrid(ctx context.Context, tx store.Tx, project string, 
 	best := 2 / float64(e.x.cfg.RRFK+1)
 	var out []experience.Candidate
 	for _, f := range pool {
-		c, ok := cos[f.RefID]
-		if !ok {
-			if c, err = e.similarity(ctx, tx, project, kind, f.RefID, qv); err != nil {
-				return nil, err
-			}
-		}
-		topic := e.topicSimilarity(c)
+		topic := e.topicSimilarity(cos[f.RefID])
 		if topic < e.x.cfg.Filter.MinScore {
 			continue
 		}
@@ -377,7 +365,9 @@ func (e *Engine) topicSimilarity(cos float64) float64 {
 
 // retrieve runs both channels for one kind and fuses them: the result is
 // best first by reciprocal rank (Ranks[0] full text, Ranks[1] vectors),
-// with the cosine similarity of every vector hit.
+// with the cosine similarity of every item found, read from the vector
+// index for full-text hits the vector channel did not return (0 for an
+// item without a vector by the current embedder).
 func (e *Engine) retrieve(ctx context.Context, tx store.Tx, project string, kind experience.ItemKind, qv []float32,
 	tokens []string) ([]experience.Fused, map[string]float64, error) {
 	var textIDs []string
@@ -405,24 +395,18 @@ func (e *Engine) retrieve(ctx context.Context, tx store.Tx, project string, kind
 			vecIDs = append(vecIDs, h.ID)
 			topic[h.ID] = float64(h.Score)
 		}
+		for _, id := range textIDs {
+			if _, ok := topic[id]; ok {
+				continue
+			}
+			c, _, err := ix.Similarity(qv, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			topic[id] = float64(c)
+		}
 	}
 	return experience.RRF(e.x.cfg.RRFK, textIDs, vecIDs), topic, nil
-}
-
-// similarity is the cosine similarity of an item's stored vector to the
-// query (0 when it has none by the current embedder).
-func (e *Engine) similarity(ctx context.Context, tx store.Tx, project string, kind experience.ItemKind, id string, qv []float32) (float64, error) {
-	em, err := tx.GetEmbedding(ctx, project, kind, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	if em.Embedder != e.x.embedder.ID() {
-		return 0, nil
-	}
-	return dot(qv, em.Vector), nil
 }
 
 // orderForReport orders the considered items: injected first, then by

@@ -60,22 +60,16 @@ func newSnapshots(cfg Config) snapshots {
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	dsn := cfg.DB
+	backend, where := storeLocation(cfg)
 	switch {
-	case cfg.Store != nil || cfg.Home == "" || dsn == "memory" || dsn == "memory:":
+	case cfg.Store != nil || cfg.Home == "" || backend == "memory":
 		return s
-	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
-		s.locator = dsn
-	default:
-		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
-		if path == "" {
-			path = filepath.Join(cfg.Home, "kaizen.db")
+	case backend == "sqlite":
+		if abs, err := filepath.Abs(where); err == nil {
+			where = abs
 		}
-		if abs, err := filepath.Abs(path); err == nil {
-			path = abs
-		}
-		s.locator = "sqlite:" + path
 	}
+	s.locator = backend + ":" + where
 	s.dir = filepath.Join(cfg.Home, "vectors")
 	return s
 }

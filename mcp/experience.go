@@ -435,15 +435,7 @@ func signalsResultText(r kaizen.SignalsResult) string {
 }
 
 func signalListText(l kaizen.SignalList) string {
-	if len(l.Signals) == 0 {
-		return fmt.Sprintf("No feedback signals match (total %d).", l.Total)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d feedback signals, newest first:\n", len(l.Signals), l.Total)
-	for _, s := range l.Signals {
-		b.WriteString("- " + signalLine(s) + "\n")
-	}
-	return b.String()
+	return listText("feedback signals", ", newest first", l.Signals, l.Total, signalLine)
 }
 
 func heuristicLine(h experience.Heuristic) string {
@@ -547,15 +539,7 @@ func submitText(r kaizen.ExtractionSubmitResult) string {
 }
 
 func heuristicListText(l kaizen.HeuristicList) string {
-	if len(l.Heuristics) == 0 {
-		return fmt.Sprintf("No heuristics match (total %d).", l.Total)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d heuristics:\n", len(l.Heuristics), l.Total)
-	for _, h := range l.Heuristics {
-		b.WriteString("- " + heuristicLine(h) + "\n")
-	}
-	return b.String()
+	return listText("heuristics", "", l.Heuristics, l.Total, heuristicLine)
 }
 
 func heuristicDetailText(d kaizen.HeuristicDetail) string {
@@ -666,12 +650,7 @@ func joinSignals(ls []experience.LiveSignal) string {
 }
 
 func recallListText(l kaizen.RecallList) string {
-	if len(l.Recalls) == 0 {
-		return fmt.Sprintf("No recalls match (total %d).", l.Total)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d recalls, newest first:\n", len(l.Recalls), l.Total)
-	for _, r := range l.Recalls {
+	return listText("recalls", ", newest first", l.Recalls, l.Total, func(r experience.RecallEvent) string {
 		injected := 0
 		for _, it := range r.Items {
 			if it.Injected {
@@ -682,10 +661,9 @@ func recallListText(l kaizen.RecallList) string {
 		if r.TaskID != "" {
 			task = " task " + r.TaskID
 		}
-		fmt.Fprintf(&b, "- %s%s at %s: %q; %d considered, %d injected\n", r.ID, task,
+		return fmt.Sprintf("%s%s at %s: %q; %d considered, %d injected", r.ID, task,
 			r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), oneLine(r.Query), len(r.Items), injected)
-	}
-	return b.String()
+	})
 }
 
 func skillLine(s experience.Skill) string {
@@ -693,15 +671,7 @@ func skillLine(s experience.Skill) string {
 }
 
 func skillListText(l kaizen.SkillList) string {
-	if len(l.Skills) == 0 {
-		return fmt.Sprintf("No skills match (total %d).", l.Total)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d skills:\n", len(l.Skills), l.Total)
-	for _, s := range l.Skills {
-		b.WriteString("- " + skillLine(s) + "\n")
-	}
-	return b.String()
+	return listText("skills", "", l.Skills, l.Total, skillLine)
 }
 
 func skillDetailText(d kaizen.SkillDetail) string {

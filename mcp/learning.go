@@ -516,13 +516,19 @@ func patternLine(p kaizen.PatternInfo) string {
 }
 
 func patternListText(l kaizen.PatternList) string {
-	if len(l.Items) == 0 {
-		return fmt.Sprintf("No patterns match (total %d).", l.Total)
+	return listText("patterns", "", l.Items, l.Total, patternLine)
+}
+
+// listText is the text of one page of a listing: "n of total <noun><order>:"
+// and a line per item, or a sentence saying that nothing matches.
+func listText[T any](noun, order string, items []T, total int64, line func(T) string) string {
+	if len(items) == 0 {
+		return fmt.Sprintf("No %s match (total %d).", noun, total)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d patterns:\n", len(l.Items), l.Total)
-	for _, p := range l.Items {
-		b.WriteString("- " + patternLine(p) + "\n")
+	fmt.Fprintf(&b, "%d of %d %s%s:\n", len(items), total, noun, order)
+	for _, it := range items {
+		b.WriteString("- " + line(it) + "\n")
 	}
 	return b.String()
 }
@@ -632,12 +638,7 @@ func errorStatsText(s errorStats) string {
 }
 
 func errorListText(l kaizen.ErrorList) string {
-	if len(l.Items) == 0 {
-		return fmt.Sprintf("No errors match (total %d).", l.Total)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d errors, newest first:\n", len(l.Items), l.Total)
-	for _, x := range l.Items {
+	return listText("errors", ", newest first", l.Items, l.Total, func(x learning.ErrorEntry) string {
 		state := "unresolved"
 		if x.Resolved {
 			state = "resolved"
@@ -646,8 +647,7 @@ func errorListText(l kaizen.ErrorList) string {
 		if x.ToolName != "" {
 			tool = ", tool " + oneLine(x.ToolName)
 		}
-		fmt.Fprintf(&b, "- %s [%s, %s] task %s: %s (%s%s)\n", x.ID, x.Type, state, x.TaskID, oneLine(x.Message),
+		return fmt.Sprintf("%s [%s, %s] task %s: %s (%s%s)", x.ID, x.Type, state, x.TaskID, oneLine(x.Message),
 			x.Timestamp.UTC().Format(time.RFC3339), tool)
-	}
-	return b.String()
+	})
 }

@@ -59,38 +59,21 @@ func (v *Viewer) manual(w http.ResponseWriter, r *http.Request, done string, act
 	ctx, cancel := withTimeout(r.Context())
 	defer cancel()
 	res, actErr := act(ctx, kaizen.ManualInput{Project: project, Pattern: id, Reason: strings.TrimSpace(r.PostForm.Get("reason"))})
-	if actErr == nil && !isHTMX(r) {
-		http.Redirect(w, r, link("/patterns/"+id, "project", project), http.StatusSeeOther)
-		return nil
-	}
-	v.stamp(ctx, w, project) // after the change, before the panel's read
-	p, err := v.panel(ctx, project, id)
-	if err != nil {
-		if actErr != nil {
-			return actErr
-		}
-		return err
-	}
-	status := http.StatusOK
-	if actErr != nil {
-		var msg string
-		status, msg = v.statusOf(w, r, actErr)
-		p.Flash = &flash{Kind: "error", Message: msg}
-	} else {
-		p.Flash = &flash{Kind: "ok", Message: "Pattern " + done + ".", Notes: res.Notes}
-		w.Header().Set("HX-Trigger", refreshEvent)
-	}
-	if !isHTMX(r) {
-		b := v.base(r, "Pattern "+p.Detail.ID, "patterns")
-		b.Path = "/patterns"
-		v.render(w, r, status, "pattern", struct {
-			base
-			Panel *panelData
-		}{b, p}, "layout")
-		return nil
-	}
-	v.render(w, r, status, "pattern", p, "panel")
-	return nil
+	return answerAction(v, w, r, ctx, project, "/patterns/"+id, actErr,
+		func() *flash { return &flash{Kind: "ok", Message: "Pattern " + done + ".", Notes: res.Notes} },
+		func() (*panelData, error) { return v.panel(ctx, project, id) },
+		func(status int, p *panelData) {
+			if isHTMX(r) {
+				v.render(w, r, status, "pattern", p, "panel")
+				return
+			}
+			b := v.base(r, "Pattern "+p.Detail.ID, "patterns")
+			b.Path = "/patterns"
+			v.render(w, r, status, "pattern", struct {
+				base
+				Panel *panelData
+			}{b, p}, "layout")
+		})
 }
 
 // resolve marks an error resolved and answers with its updated row.
@@ -111,5 +94,44 @@ func (v *Viewer) resolve(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("HX-Trigger", refreshEvent)
 	v.render(w, r, http.StatusOK, "errors", errorRow{*entry, project}, "error-row")
+	return nil
+}
+
+// flashable is a detail panel that can carry an action's result.
+type flashable interface{ setFlash(*flash) }
+
+func (p *panelData) setFlash(f *flash)     { p.Flash = f }
+func (p *heuristicView) setFlash(f *flash) { p.Flash = f }
+func (p *skillView) setFlash(f *flash)     { p.Flash = f }
+
+// answerAction answers a detail panel's action the same way for every
+// panel: a plain form post that succeeded is redirected back to page
+// (303); otherwise the panel is read again after the change (load) and
+// rendered with the result (ok; the other live regions are told to
+// refresh) or with the engine's refusal, at the refusal's status.
+func answerAction[P flashable](v *Viewer, w http.ResponseWriter, r *http.Request, ctx context.Context,
+	project, page string, actErr error, ok func() *flash, load func() (P, error), render func(status int, p P)) error {
+	if actErr == nil && !isHTMX(r) {
+		http.Redirect(w, r, link(page, "project", project), http.StatusSeeOther)
+		return nil
+	}
+	v.stamp(ctx, w, project) // after the change, before the panel's read
+	p, err := load()
+	if err != nil {
+		if actErr != nil {
+			return actErr
+		}
+		return err
+	}
+	status := http.StatusOK
+	if actErr != nil {
+		var msg string
+		status, msg = v.statusOf(w, r, actErr)
+		p.setFlash(&flash{Kind: "error", Message: msg})
+	} else {
+		p.setFlash(ok())
+		w.Header().Set("HX-Trigger", refreshEvent)
+	}
+	render(status, p)
 	return nil
 }

@@ -155,30 +155,46 @@ func (v *Viewer) heuristicPanel(ctx context.Context, project, id string) (*heuri
 
 // heuristicPage serves a heuristic's page, or its panel for htmx.
 func (v *Viewer) heuristicPage(w http.ResponseWriter, r *http.Request) error {
+	return serveDetail(v, w, r, v.heuristicPanel, v.renderHeuristic)
+}
+
+// serveDetail serves the detail page (or panel) of the project's item named
+// in the path: load reads its panel, render renders it.
+func serveDetail[P any](v *Viewer, w http.ResponseWriter, r *http.Request,
+	load func(ctx context.Context, project, id string) (P, error), render func(http.ResponseWriter, *http.Request, int, P)) error {
 	if _, err := queryOf(r); err != nil {
 		return err
 	}
 	ctx, cancel := withTimeout(r.Context())
 	defer cancel()
-	p, err := v.heuristicPanel(ctx, v.project(r), r.PathValue("id"))
+	p, err := load(ctx, v.project(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	v.renderHeuristic(w, r, http.StatusOK, p)
+	render(w, r, http.StatusOK, p)
 	return nil
 }
 
 func (v *Viewer) renderHeuristic(w http.ResponseWriter, r *http.Request, status int, p *heuristicView) {
-	if target(r) == "heuristic-panel" {
-		v.render(w, r, status, "xp_heuristic", p, "heuristic-panel")
+	// The project switcher leaves the heuristic (ids are per project).
+	v.renderDetail(w, r, status, "xp_heuristic", "heuristic-panel", "Heuristic "+p.H.ID, "heuristics", "/heuristics", p)
+}
+
+// renderDetail renders a detail page with its panel, or only the panel
+// (panelID) for an htmx request aimed at it. list is where the project
+// switcher goes from the page.
+func (v *Viewer) renderDetail(w http.ResponseWriter, r *http.Request, status int, tmpl, panelID, title, nav, list string,
+	panel any) {
+	if target(r) == panelID {
+		v.render(w, r, status, tmpl, panel, panelID)
 		return
 	}
-	b := v.base(r, "Heuristic "+p.H.ID, "heuristics")
-	b.Path = "/heuristics" // the project switcher leaves the heuristic (ids are per project)
-	v.render(w, r, status, "xp_heuristic", struct {
+	b := v.base(r, title, nav)
+	b.Path = list
+	v.render(w, r, status, tmpl, struct {
 		base
-		Panel *heuristicView
-	}{b, p}, "layout")
+		Panel any
+	}{b, panel}, "layout")
 }
 
 // ---- actions ----
@@ -226,30 +242,14 @@ func (v *Viewer) heuristicChange(w http.ResponseWriter, r *http.Request,
 	ctx, cancel := withTimeout(r.Context())
 	defer cancel()
 	res, done, actErr := act(ctx)
-	if actErr == nil && !isHTMX(r) {
-		http.Redirect(w, r, link(heuristicPath(id), "project", project), http.StatusSeeOther)
-		return nil
-	}
-	v.stamp(ctx, w, project) // after the change, before the panel's read
-	p, err := v.heuristicPanel(ctx, project, id)
-	if err != nil {
-		if actErr != nil {
-			return actErr
-		}
-		return err
-	}
-	status := http.StatusOK
-	if actErr != nil {
-		var msg string
-		status, msg = v.statusOf(w, r, actErr)
-		p.Flash = &flash{Kind: "error", Message: msg}
-	} else {
-		p.Flash = &flash{Kind: "ok", Message: done}
-		if tr := res.Transition; tr != nil {
-			p.Flash.Notes = []string{string(tr.From) + " → " + string(tr.To) + reasonSuffix(tr.Reason)}
-		}
-		w.Header().Set("HX-Trigger", refreshEvent)
-	}
-	v.renderHeuristic(w, r, status, p)
-	return nil
+	return answerAction(v, w, r, ctx, project, heuristicPath(id), actErr,
+		func() *flash {
+			f := &flash{Kind: "ok", Message: done}
+			if tr := res.Transition; tr != nil {
+				f.Notes = []string{string(tr.From) + " → " + string(tr.To) + reasonSuffix(tr.Reason)}
+			}
+			return f
+		},
+		func() (*heuristicView, error) { return v.heuristicPanel(ctx, project, id) },
+		func(status int, p *heuristicView) { v.renderHeuristic(w, r, status, p) })
 }

@@ -80,30 +80,11 @@ func (v *Viewer) skillPanel(ctx context.Context, project, ref string) (*skillVie
 }
 
 func (v *Viewer) skillPage(w http.ResponseWriter, r *http.Request) error {
-	if _, err := queryOf(r); err != nil {
-		return err
-	}
-	ctx, cancel := withTimeout(r.Context())
-	defer cancel()
-	p, err := v.skillPanel(ctx, v.project(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	v.renderSkill(w, r, http.StatusOK, p)
-	return nil
+	return serveDetail(v, w, r, v.skillPanel, v.renderSkill)
 }
 
 func (v *Viewer) renderSkill(w http.ResponseWriter, r *http.Request, status int, p *skillView) {
-	if target(r) == "skill-panel" {
-		v.render(w, r, status, "xp_skill", p, "skill-panel")
-		return
-	}
-	b := v.base(r, "Skill "+p.S.Name, "skills")
-	b.Path = "/skills"
-	v.render(w, r, status, "xp_skill", struct {
-		base
-		Panel *skillView
-	}{b, p}, "layout")
+	v.renderDetail(w, r, status, "xp_skill", "skill-panel", "Skill "+p.S.Name, "skills", "/skills", p)
 }
 
 // skillStatus moves a skill to another state.
@@ -116,29 +97,14 @@ func (v *Viewer) skillStatus(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := withTimeout(r.Context())
 	defer cancel()
 	res, actErr := v.e.SetSkillStatus(ctx, kaizen.SkillStatusInput{Project: project, Skill: ref, Status: to})
-	if actErr == nil && !isHTMX(r) {
-		http.Redirect(w, r, link(skillPath(res.Skill.ID), "project", project), http.StatusSeeOther)
-		return nil
+	page := skillPath(ref)
+	if actErr == nil {
+		page = skillPath(res.Skill.ID) // the page of a skill named by its name
 	}
-	v.stamp(ctx, w, project) // after the change, before the panel's read
-	p, err := v.skillPanel(ctx, project, ref)
-	if err != nil {
-		if actErr != nil {
-			return actErr
-		}
-		return err
-	}
-	status := http.StatusOK
-	if actErr != nil {
-		var msg string
-		status, msg = v.statusOf(w, r, actErr)
-		p.Flash = &flash{Kind: "error", Message: msg}
-	} else {
-		p.Flash = &flash{Kind: "ok", Message: "Skill " + string(res.Skill.Status) + "."}
-		w.Header().Set("HX-Trigger", refreshEvent)
-	}
-	v.renderSkill(w, r, status, p)
-	return nil
+	return answerAction(v, w, r, ctx, project, page, actErr,
+		func() *flash { return &flash{Kind: "ok", Message: "Skill " + string(res.Skill.Status) + "."} },
+		func() (*skillView, error) { return v.skillPanel(ctx, project, ref) },
+		func(status int, p *skillView) { v.renderSkill(w, r, status, p) })
 }
 
 // maxBundleSkills bounds the skills named in one download.

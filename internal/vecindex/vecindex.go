@@ -445,3 +445,21 @@ func (ix *Index) search(query []float32, k int, keep func(string) bool) ([]Hit, 
 	}
 	return hits, nil
 }
+
+// Similarity estimates the cosine of query with the stored vector of id,
+// as a search scores its hits (the float query against the stored codes);
+// false when id holds no vector. It refuses the queries Search refuses.
+func (ix *Index) Similarity(query []float32, id string) (float32, bool, error) {
+	qf, err := ix.checkVector(query)
+	if err != nil {
+		return 0, false, &InputError{Op: "search", Err: err}
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	l, ok := ix.where[id]
+	if !ok {
+		return 0, false, nil
+	}
+	s := dotFloatCode(qf, ix.code(ref(l))) * ix.parts[l.part].inv[l.idx]
+	return min(max(s, -1), 1), true, nil
+}

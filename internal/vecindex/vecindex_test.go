@@ -518,3 +518,30 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("Len %d, want %d", ix.Len(), want)
 	}
 }
+
+// Similarity scores one stored vector as Search scores its hits.
+func TestSimilarity(t *testing.T) {
+	d := clusteredData(9, 3000, 5, 64)
+	ix, err := d.index(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range d.queries {
+		hits, err := ix.Search(q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			s, ok, err := ix.Similarity(q, h.ID)
+			if err != nil || !ok || s != h.Score {
+				t.Fatalf("Similarity of %s = %v, %t, %v; Search scored it %v", h.ID, s, ok, err, h.Score)
+			}
+		}
+	}
+	if _, ok, err := ix.Similarity(d.queries[0], "missing"); ok || err != nil {
+		t.Fatalf("a missing id: %t, %v", ok, err)
+	}
+	if _, _, err := ix.Similarity(make([]float32, 64), d.ids[0]); !errors.Is(err, ErrZeroVector) {
+		t.Fatalf("a zero query: %v", err)
+	}
+}
