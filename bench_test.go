@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kaizenhq/kaizen"
+	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 	"github.com/kaizenhq/kaizen/store/sqlite"
 )
 

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
@@ -24,7 +25,7 @@ import (
 const ConfigFile = "kaizen.toml"
 
 // DefaultProject is the project used when none is given or derivable.
-const DefaultProject = "default"
+const DefaultProject = app.DefaultProject
 
 // Config configures an engine. Precedence: kaizen.toml < KAIZEN_*
 // environment variables < flags (applied by the caller after LoadConfig).
@@ -136,7 +137,7 @@ func (c Config) Validate() error {
 		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}
 	}
 	if c.Project != "" {
-		if err := validProject(c.Project); err != nil {
+		if err := app.ValidProject(c.Project); err != nil {
 			return &Error{Op: "validate config", Kind: KindInvalid, Field: "project", Message: err.Error()}
 		}
 	}

@@ -102,7 +102,8 @@ func TestTwoEnginesSharePostgres(t *testing.T) {
 			t.Errorf("%s: success %d helpful %d, want %d", name, d.SuccessCount, d.MaturityRecord.HelpfulCount, 2*perEngine)
 		}
 	}
-	ws, err := engines[1].ListCriteria(ctx, "")
+	wspage, err := engines[1].ListCriteria(ctx, "")
+	ws := wspage.Items
 	if err != nil || len(ws) != 4 {
 		t.Fatalf("%v %v", ws, err)
 	}
@@ -270,7 +271,8 @@ func TestKillDuringRecording(t *testing.T) {
 		t.Errorf("maturity feedback %d/%d/%d does not add up to %d outcomes", d.MaturityRecord.HelpfulCount,
 			d.MaturityRecord.HarmfulCount, d.MaturityRecord.NeutralCount, total.Total)
 	}
-	ws, _ := e.ListCriteria(ctx, "")
+	wspage, _ := e.ListCriteria(ctx, "")
+	ws := wspage.Items
 	for _, w := range ws {
 		if w.HelpfulCount+w.HarmfulCount+w.NeutralCount != total.Total {
 			t.Errorf("criterion %s has %d events for %d outcomes", w.Criterion, w.HelpfulCount+w.HarmfulCount+w.NeutralCount, total.Total)

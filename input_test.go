@@ -72,7 +72,8 @@ func TestBadOutcomeInputChangesNothing(t *testing.T) {
 		}
 		o, _ := b.e.ListOutcomes(ctx, kaizen.OutcomeQuery{})
 		p, _ := b.e.ListPatterns(ctx, kaizen.PatternQuery{})
-		c, _ := b.e.ListCriteria(ctx, "")
+		cpage, _ := b.e.ListCriteria(ctx, "")
+		c := cpage.Items
 		if o.Total != 0 || p.Total != 0 || len(c) != 0 {
 			t.Errorf("bad input changed state: %d outcomes, %d patterns, %d criteria", o.Total, p.Total, len(c))
 		}

@@ -2,49 +2,41 @@ package kaizen
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/oklog/ulid/v2"
-
-	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/internal/app"
+	"github.com/kaizenhq/kaizen/internal/app/backupsvc"
+	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
+	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
+	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/veccache"
+	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
-	"github.com/kaizenhq/kaizen/store/memory"
-	"github.com/kaizenhq/kaizen/store/postgres"
-	"github.com/kaizenhq/kaizen/store/sqlite"
 )
 
 // Version is the kaizen release, set at build time with -ldflags.
 var Version = "0.1.0-dev"
 
-// Engine is kaizen's single entry point: one method per user action. Every
+// Engine is kaizen's single entry point: one method per user action, each
+// delegating to the service of its subsystem (internal/app/…svc). Every
 // surface (CLI, REST, MCP) is a thin adapter over these methods.
 type Engine struct {
-	cfg    Config
-	lc     learning.Config
-	st     store.Store
-	owned  bool
-	now    func() time.Time
-	logger *slog.Logger
-	cache  *patternCache
-	x      *expState
+	cfg   Config
+	env   *app.Env
+	owned bool
 
-	// xw is the background experience extraction worker, nil unless
-	// StartExperienceWorker started it; xwMu serialises starting it and
-	// Close, and closed refuses a start after Close.
-	xw     atomic.Pointer[xpWorker]
-	xwMu   sync.Mutex
-	closed bool
+	learning   *learningsvc.Service
+	experience *experiencesvc.Service
+	explore    *exploresvc.Service
+	backup     *backupsvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
-// rebuilds aggregates if the decay half-lives changed, and returns the engine.
+// rebuilds aggregates if the decay half-lives changed, re-embeds when the
+// embedder changed, and returns the engine. The store's driver must be
+// linked into the program: import github.com/kaizenhq/kaizen/store/all
+// (or store/sqlite, store/postgres), or set Config.Store.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -57,45 +49,59 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		owned = true
 	}
-	e := &Engine{cfg: cfg, lc: cfg.Learning, st: st, owned: owned, now: cfg.Now, logger: cfg.Logger,
-		cache: newPatternCache(64)}
-	if e.now == nil {
-		e.now = time.Now
-	}
-	if e.logger == nil {
-		e.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if err := e.checkHalfLives(ctx); err != nil {
-		e.Close()
-		return nil, err
-	}
-	x, err := newExpState(cfg)
+	env := app.NewEnv(st, cfg.Now, cfg.Logger, cfg.Project)
+	e := &Engine{cfg: cfg, env: env, owned: owned}
+	embedder, chat, err := models(cfg)
 	if err != nil {
+		e.closeStore()
+		return nil, err
+	}
+	e.experience = experiencesvc.New(env, experiencesvc.Options{
+		Config: cfg.Experience, Embedder: embedder, Chat: chat, SkillsDir: filepath.Join(cfg.Home, "skills"),
+		Snapshots: veccache.NewSnapshots(cfg.Home, cfg.DB, cfg.Store != nil, env.Logger),
+	})
+	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{
+		Sections:        e.experience.GuidanceSections,
+		OutcomeRecorded: e.experience.OutcomeRecorded,
+	})
+	e.explore = exploresvc.New(env)
+	e.backup = backupsvc.New(env, e.learning, Version)
+	if err := e.learning.CheckHalfLives(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}
-	e.x = x
-	if err := e.checkEmbedder(ctx); err != nil {
+	if err := e.experience.CheckEmbedder(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
 }
 
-// OpenStore opens the backend selected by cfg.DB.
-func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
-	var (
-		st  store.Store
-		err error
-	)
-	switch backend, where := storeLocation(cfg); backend {
-	case "memory":
-		st = memory.New()
-	case "postgres":
-		st, err = postgres.Open(ctx, where)
-	default:
-		st, err = sqlite.Open(ctx, where, sqlite.Options{})
+// models builds the embedder and the chat model of cfg (chat is nil when
+// none is configured), unless the program gave its own.
+func models(cfg Config) (model.Embedder, model.Chat, error) {
+	embedder, chat := cfg.Embedder, cfg.Chat
+	if embedder == nil {
+		emb, err := cfg.Model.NewEmbedder()
+		if err != nil {
+			return nil, nil, &Error{Op: "open", Kind: KindInvalid, Field: "model.embedding", Message: err.Error(), Err: err}
+		}
+		embedder = emb
 	}
+	if chat == nil && cfg.Model.HasChat() {
+		c, err := cfg.Model.NewChat()
+		if err != nil {
+			return nil, nil, &Error{Op: "open", Kind: KindInvalid, Field: "model.chat", Message: err.Error(), Err: err}
+		}
+		chat = c
+	}
+	return embedder, chat, nil
+}
+
+// OpenStore opens the backend selected by cfg.DB through the registered
+// store drivers (see store.Open).
+func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
+	st, err := store.Open(ctx, cfg.DB, cfg.Home)
 	if err != nil {
 		return nil, &Error{Op: "open store", Kind: KindInternal, Message: err.Error(), Err: err,
 			Hint: "check --db / KAIZEN_DB and that the database is reachable"}
@@ -103,76 +109,31 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return st, nil
 }
 
-// storeLocation reads cfg.DB: the backend ("memory", "postgres" or
-// "sqlite") and where its data is (the DSN, or the SQLite file path, by
-// default <home>/kaizen.db).
-func storeLocation(cfg Config) (backend, where string) {
-	dsn := cfg.DB
-	switch {
-	case dsn == "memory" || dsn == "memory:":
-		return "memory", ""
-	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
-		return "postgres", dsn
+// Close stops the background experience worker, if it runs, and waits
+// for it (an extraction in flight is cancelled), saves the vector index
+// snapshots, then closes the store if the engine opened it.
+func (e *Engine) Close() error {
+	if e.experience != nil {
+		e.experience.Close()
 	}
-	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite://"), "sqlite:")
-	if path == "" {
-		path = filepath.Join(cfg.Home, "kaizen.db")
-	}
-	return "sqlite", path
+	return e.closeStore()
 }
 
-// Close stops the background experience worker, if it runs, and waits
-// for it (an extraction in flight is cancelled), then closes the store if
-// the engine opened it.
-func (e *Engine) Close() error {
-	e.stopExperienceWorker()
-	if e.x != nil {
-		e.x.vecs.close() // vector index snapshots for the next process
-	}
+func (e *Engine) closeStore() error {
 	if e.owned {
-		return e.st.Close()
+		return e.env.Store.Close()
 	}
 	return nil
 }
 
 // Store exposes the underlying store (for tools such as benchmarks).
-func (e *Engine) Store() store.Store { return e.st }
+func (e *Engine) Store() store.Store { return e.env.Store }
 
 // Config returns the engine's configuration.
 func (e *Engine) Config() Config { return e.cfg }
 
 // Now is the engine's current time, truncated to storage precision.
-func (e *Engine) Now() time.Time { return e.now().UTC().Truncate(time.Microsecond) }
-
-// project resolves a request's project: the given one, else the engine's
-// default, else DefaultProject.
-func (e *Engine) project(op, p string) (string, error) {
-	if p == "" {
-		p = e.cfg.Project
-	}
-	if p == "" {
-		p = DefaultProject
-	}
-	if err := validProject(p); err != nil {
-		return "", &Error{Op: op, Kind: KindInvalid, Field: "project", Message: err.Error()}
-	}
-	return p, nil
-}
-
-// newID returns a time-sortable, collision-free id with a readable prefix.
-func newID(prefix string) string {
-	return prefix + strings.ToLower(ulid.Make().String())
-}
-
-// update runs fn in a write transaction and gives errors their operation.
-func (e *Engine) update(ctx context.Context, op string, fn func(store.Tx) error) error {
-	return wrap(op, e.st.Update(ctx, fn))
-}
-
-// view runs fn in a read transaction and gives errors their operation.
-func (e *Engine) view(ctx context.Context, op string, fn func(store.Tx) error) error {
-	return wrap(op, e.st.View(ctx, fn))
-}
+func (e *Engine) Now() time.Time { return e.env.Now() }
 
 // VersionInfo describes the running kaizen.
 type VersionInfo struct {
@@ -182,15 +143,15 @@ type VersionInfo struct {
 
 // Version reports the release and the storage backend.
 func (e *Engine) Version() VersionInfo {
-	return VersionInfo{Version: Version, Backend: e.st.Backend()}
+	return VersionInfo{Version: Version, Backend: e.env.Store.Backend()}
 }
 
-func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+// Projects lists the projects holding data, sorted.
+func (e *Engine) Projects(ctx context.Context) ([]string, error) { return e.env.Projects(ctx) }
 
-// latest returns the later of two times.
-func latest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+// ProjectSignature is a short string that changes whenever the project's
+// learned state changes; cheap, for pollers such as the viewer's live
+// updates.
+func (e *Engine) ProjectSignature(ctx context.Context, project string) (string, error) {
+	return e.env.Signature(ctx, project)
 }

@@ -93,7 +93,8 @@ func TestOutcomeMaturityAndCriteria(t *testing.T) {
 				t.Errorf("score %+v", res.Outcome.Score)
 			}
 		}
-		ws, err := b.e.ListCriteria(ctx, "")
+		wspage, err := b.e.ListCriteria(ctx, "")
+		ws := wspage.Items
 		if err != nil || len(ws) != 4 {
 			t.Fatalf("criteria %v %v", ws, err)
 		}

@@ -233,8 +233,8 @@ func TestCaptureIsIdempotentAndRedacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list.Total != 1 || strings.Contains(list.Turns[0].Content, "abcdefghijklmnop") {
-		t.Fatalf("stored turns: %+v", list.Turns)
+	if list.Total != 1 || strings.Contains(list.Items[0].Content, "abcdefghijklmnop") {
+		t.Fatalf("stored turns: %+v", list.Items)
 	}
 	var ke *kaizen.Error
 	for _, bad := range []kaizen.TurnInput{{Role: "robot", Content: "x"}, {Role: "user", Content: "  "},

@@ -11,6 +11,7 @@ import (
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/client"
 	"github.com/kaizenhq/kaizen/server"
+	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 )
 
 func TestClientAgainstServer(t *testing.T) {

@@ -48,7 +48,7 @@ func TestClientExperience(t *testing.T) {
 		t.Fatalf("recall %+v, %v", rec, err)
 	}
 	list, err := e.ListRecalls(ctx, kaizen.RecallQuery{TaskID: "s2"})
-	if err != nil || list.Total != 1 || list.Recalls[0].ID != rec.ID {
+	if err != nil || list.Total != 1 || list.Items[0].ID != rec.ID {
 		t.Errorf("stored recalls %+v, %v", list, err)
 	}
 

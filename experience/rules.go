@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kaizenhq/kaizen/internal/tokenize"
 )
 
 // This file is the rule-based feedback-signal extractor kaizen uses when no
@@ -177,7 +179,7 @@ func ruleNormalize(s string) ruleText {
 	var b, c strings.Builder
 	space := false
 	for _, r := range s {
-		r = foldFullWidth(r)
+		r = tokenize.FoldWidth(r)
 		switch r {
 		case '\u2019', '\u2018':
 			r = '\''
@@ -205,7 +207,7 @@ func ruleNormalize(s string) ruleText {
 
 func ruleHasCJK(s string) bool {
 	for _, r := range s {
-		if isCJK(r) {
+		if tokenize.IsCJK(r) {
 			return true
 		}
 	}
@@ -371,7 +373,7 @@ func ruleContentTokens(s string) map[string]bool {
 		if ruleRequestWords[tok] {
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(tok); !isCJK(r) && utf8.RuneCountInString(tok) > 5 {
+		if r, _ := utf8.DecodeRuneInString(tok); !tokenize.IsCJK(r) && utf8.RuneCountInString(tok) > 5 {
 			tok = string([]rune(tok)[:5])
 		}
 		out[tok] = true
@@ -998,4 +1000,12 @@ func ruleSelfCheck(t Turn, s ruleSet) {
 	if strings.Contains(x.compact, "bug") && ruleContainsAny(x.compact, []string{"我的修改", "我上一次", "我刚才", "我之前", "我上次"}) {
 		s.add(SignalCorrection, "self_check.own_bug", 0.75, "bug")
 	}
+}
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }

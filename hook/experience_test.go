@@ -17,6 +17,7 @@ import (
 	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/hook"
 	"github.com/kaizenhq/kaizen/server"
+	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 )
 
 // oauthRule is the lesson of a past task that the prompt fixtures (about
@@ -55,7 +56,7 @@ func (b *testBundle) turns(t *testing.T, task string) []experience.Turn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l.Turns
+	return l.Items
 }
 
 func (b *testBundle) recalls(t *testing.T, task string) []experience.RecallEvent {
@@ -64,7 +65,7 @@ func (b *testBundle) recalls(t *testing.T, task string) []experience.RecallEvent
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l.Recalls
+	return l.Items
 }
 
 func additionalContext(t *testing.T, out []byte, event string) string {

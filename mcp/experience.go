@@ -435,7 +435,7 @@ func signalsResultText(r kaizen.SignalsResult) string {
 }
 
 func signalListText(l kaizen.SignalList) string {
-	return listText("feedback signals", ", newest first", l.Signals, l.Total, signalLine)
+	return listText("feedback signals", ", newest first", l.Items, l.Total, signalLine)
 }
 
 func heuristicLine(h experience.Heuristic) string {
@@ -502,12 +502,12 @@ func experienceResultText(r kaizen.ExperienceResult) string {
 }
 
 func experienceListText(l kaizen.ExperienceList) string {
-	if len(l.Experiences) == 0 {
+	if len(l.Items) == 0 {
 		return fmt.Sprintf("No task experiences (total %d).", l.Total)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d task experiences, newest first:\n", len(l.Experiences), l.Total)
-	for _, x := range l.Experiences {
+	fmt.Fprintf(&b, "%d of %d task experiences, newest first:\n", len(l.Items), l.Total)
+	for _, x := range l.Items {
 		fmt.Fprintf(&b, "- task %s (%s): %s; %s, %s\n", x.TaskID, x.Mode, oneLine(x.Goal),
 			plural(int64(len(x.FailedAttempts)), "failed attempt", "failed attempts"),
 			plural(int64(len(x.Heuristics)), "lesson", "lessons"))
@@ -539,7 +539,7 @@ func submitText(r kaizen.ExtractionSubmitResult) string {
 }
 
 func heuristicListText(l kaizen.HeuristicList) string {
-	return listText("heuristics", "", l.Heuristics, l.Total, heuristicLine)
+	return listText("heuristics", "", l.Items, l.Total, heuristicLine)
 }
 
 func heuristicDetailText(d kaizen.HeuristicDetail) string {
@@ -650,7 +650,7 @@ func joinSignals(ls []experience.LiveSignal) string {
 }
 
 func recallListText(l kaizen.RecallList) string {
-	return listText("recalls", ", newest first", l.Recalls, l.Total, func(r experience.RecallEvent) string {
+	return listText("recalls", ", newest first", l.Items, l.Total, func(r experience.RecallEvent) string {
 		injected := 0
 		for _, it := range r.Items {
 			if it.Injected {
@@ -671,7 +671,7 @@ func skillLine(s experience.Skill) string {
 }
 
 func skillListText(l kaizen.SkillList) string {
-	return listText("skills", "", l.Skills, l.Total, skillLine)
+	return listText("skills", "", l.Items, l.Total, skillLine)
 }
 
 func skillDetailText(d kaizen.SkillDetail) string {

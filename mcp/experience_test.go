@@ -12,6 +12,7 @@ import (
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/model"
+	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 )
 
 // experienceWriters are the experience tools that change stored state
@@ -132,14 +133,14 @@ func exerciseExperienceTools(t *testing.T, b *testBundle) {
 	}
 	var exps kaizen.ExperienceList
 	b.ok("list_experiences", map[string]any{}, &exps)
-	if exps.Total != 1 || exps.Experiences[0].TaskID != task {
+	if exps.Total != 1 || exps.Items[0].TaskID != task {
 		t.Errorf("experiences %+v", exps)
 	}
 
 	// The heuristic is stored, a candidate.
 	var hl kaizen.HeuristicList
 	text = b.ok("list_heuristics", map[string]any{"status": []string{"candidate", "active"}, "kind": "avoid"}, &hl)
-	if hl.Total != 1 || hl.Heuristics[0].ID != hid || hl.Heuristics[0].Status != experience.StatusCandidate {
+	if hl.Total != 1 || hl.Items[0].ID != hid || hl.Items[0].Status != experience.StatusCandidate {
 		t.Fatalf("heuristics %+v", hl)
 	}
 	if !strings.Contains(text, hid+" [avoid, candidate;") {
@@ -175,7 +176,7 @@ func exerciseExperienceTools(t *testing.T, b *testBundle) {
 	}
 	var recalls kaizen.RecallList
 	b.ok("list_recalls", map[string]any{"ref_id": hid}, &recalls)
-	if recalls.Total != 1 || recalls.Recalls[0].ID != rec.ID {
+	if recalls.Total != 1 || recalls.Items[0].ID != rec.ID {
 		t.Errorf("recalls %+v", recalls)
 	}
 
@@ -194,7 +195,7 @@ func exerciseExperienceTools(t *testing.T, b *testBundle) {
 	name := sub.Skill.Skill.Name
 	var skills kaizen.SkillList
 	b.ok("list_skills", map[string]any{"status": "draft"}, &skills)
-	if skills.Total != 1 || skills.Skills[0].Name != name {
+	if skills.Total != 1 || skills.Items[0].Name != name {
 		t.Errorf("skills %+v", skills)
 	}
 	var sr kaizen.SkillResult

@@ -51,10 +51,6 @@ type (
 // Results that are not a single engine type (structured content must be
 // an object).
 type (
-	criterionList struct {
-		Items []learning.CriterionWeight `json:"items"`
-		Total int                        `json:"total"`
-	}
 	extraction struct {
 		// Strategies found, in the seed's fixed order.
 		Strategies []learning.Extracted `json:"strategies"`
@@ -284,12 +280,12 @@ func learningTools() []*toolDef {
 				"to record_outcome), learned from outcome feedback with time decay: helpful and harmful evidence, the weight (at least 0.1), " +
 				"and whether the criterion is deprecated (weight 0) for being too often harmful.",
 			effect: readOnly,
-		}, func(ctx context.Context, e *kaizen.Engine, in projectInput) (criterionList, error) {
-			ws, err := e.ListCriteria(ctx, in.Project)
-			if ws == nil {
-				ws = []learning.CriterionWeight{}
+		}, func(ctx context.Context, e *kaizen.Engine, in projectInput) (kaizen.CriterionList, error) {
+			l, err := e.ListCriteria(ctx, in.Project)
+			if err != nil {
+				return kaizen.CriterionList{}, err
 			}
-			return criterionList{Items: ws, Total: len(ws)}, err
+			return *l, nil
 		}, criterionListText),
 
 		define(toolDef{
@@ -583,7 +579,7 @@ func manualText(verb string) func(kaizen.ManualResult) string {
 	}
 }
 
-func criterionListText(l criterionList) string {
+func criterionListText(l kaizen.CriterionList) string {
 	if len(l.Items) == 0 {
 		return "No criterion feedback yet: every criterion weighs 1.0 until outcomes are recorded."
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kaizenhq/kaizen/internal/tokenize"
 )
 
 // OfflineEmbedderName is the versioned name of the offline embedding
@@ -122,7 +124,7 @@ type slot struct {
 
 // workspace holds the buffers of one embedding, reused through a pool.
 type workspace struct {
-	tok   tokenizer
+	tok   tokenize.Words
 	feats []feature
 	acc   []float64
 	grams []rune
@@ -133,7 +135,7 @@ var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 
 func (e *OfflineEmbedder) embed(w *workspace, text string) []float32 {
 	w.feats = w.feats[:0]
-	w.tok.tokenize(text)
+	w.tok.Scan(text)
 	w.addFeatures()
 	vec := make([]float32, e.dim)
 	if len(w.feats) == 0 {
@@ -196,36 +198,36 @@ func (e *OfflineEmbedder) embed(w *workspace, text string) []float32 {
 func (w *workspace) addFeatures() {
 	t := &w.tok
 	content := 0
-	for _, tk := range t.tokens {
-		if !tk.stop && !tk.han {
+	for _, tk := range t.Tokens {
+		if !tk.Stop && !tk.Han {
 			content++
 		}
 	}
 	useStops := content == 0 // a text of stop words only still embeds
 	prev := -1
-	for k, tk := range t.tokens {
-		if tk.han {
-			w.addHan(t.runes[tk.from:tk.to])
+	for k, tk := range t.Tokens {
+		if tk.Han {
+			w.addHan(t.Runes[tk.From:tk.To])
 			prev = -1
 			continue
 		}
-		if tk.stop && !useStops {
+		if tk.Stop && !useStops {
 			continue
 		}
 		weight := weightWord
-		if tk.part {
+		if tk.Part {
 			weight = weightWordPart
 		}
-		w.add(hashBytes(kindWord, t.buf[tk.stemFrom:tk.stemTo], nil), weight)
-		if tk.part {
+		w.add(hashBytes(kindWord, t.Buf[tk.StemFrom:tk.StemTo], nil), weight)
+		if tk.Part {
 			continue // parts add no bigrams or trigrams of their own
 		}
 		if prev >= 0 {
-			p := t.tokens[prev]
-			w.add(hashBytes(kindBigram, t.buf[p.stemFrom:p.stemTo], t.buf[tk.stemFrom:tk.stemTo]), weightBigram)
+			p := t.Tokens[prev]
+			w.add(hashBytes(kindBigram, t.Buf[p.StemFrom:p.StemTo], t.Buf[tk.StemFrom:tk.StemTo]), weightBigram)
 		}
 		prev = k
-		w.addTrigrams(t.buf[tk.stemFrom:tk.stemTo])
+		w.addTrigrams(t.Buf[tk.StemFrom:tk.StemTo])
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kaizenhq/kaizen/internal/tokenize"
 )
 
 func cosineOf(t testing.TB, e Embedder, a, b string) float32 {
@@ -273,7 +275,7 @@ func FuzzOfflineEmbedder(f *testing.F) {
 		if n != 0 && math.Abs(n-1) > 1e-5 {
 			t.Fatalf("%q: norm %v", s, n)
 		}
-		if n == 0 && utf8.ValidString(s) && strings.ContainsFunc(s, isHan) {
+		if n == 0 && utf8.ValidString(s) && strings.ContainsFunc(s, tokenize.IsCJK) {
 			t.Fatalf("%q: CJK text embedded to zero", s)
 		}
 	})

@@ -189,12 +189,6 @@ func (s *Server) listPatterns(w http.ResponseWriter, r *http.Request) error {
 
 // --- criteria ---
 
-// CriterionList is the response of GET /api/v1/criteria.
-type CriterionList struct {
-	Items []learning.CriterionWeight `json:"items"`
-	Total int                        `json:"total"`
-}
-
 func (s *Server) listCriteria(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseQuery(r, "list criteria", "project")
 	if err != nil {
@@ -204,7 +198,7 @@ func (s *Server) listCriteria(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.reply(w, r, http.StatusOK, CriterionList{Items: ws, Total: len(ws)})
+	s.reply(w, r, http.StatusOK, ws)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/server"
+	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 )
 
 // clock is a settable clock shared by an engine and its test.

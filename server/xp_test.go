@@ -58,7 +58,7 @@ func TestExperienceOverREST(t *testing.T) {
 	}
 	b.clock.Advance(time.Second)
 	turns := b.must(b.get("/api/v1/turns?project=web&bead_id=t1&limit=2"), http.StatusOK).json(t)
-	if turns["total"].(float64) != 4 || len(turns["turns"].([]any)) != 2 {
+	if turns["total"].(float64) != 4 || len(turns["items"].([]any)) != 2 {
 		t.Fatalf("turns: %v", turns)
 	}
 

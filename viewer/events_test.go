@@ -13,6 +13,7 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/server"
+	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 	"github.com/kaizenhq/kaizen/viewer"
 )
 

@@ -96,7 +96,7 @@ func (v *Viewer) overview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Criteria = len(criteria)
+	d.Criteria = int(criteria.Total)
 	open, err := v.e.ListErrors(ctx, kaizen.ErrorQuery{Project: project, UnresolvedOnly: true, Limit: 1})
 	if err != nil {
 		return err
@@ -345,7 +345,7 @@ func (v *Viewer) criteria(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The engine lists every criterion (a handful per project); search and
 	// paging happen here.
-	matched := slices.DeleteFunc(slices.Clone(all), func(c learning.CriterionWeight) bool {
+	matched := slices.DeleteFunc(slices.Clone(all.Items), func(c learning.CriterionWeight) bool {
 		return search != "" && !strings.Contains(strings.ToLower(c.Criterion), strings.ToLower(search))
 	})
 	d.Items = matched[min(offset, len(matched)):min(offset+limit, len(matched))]

@@ -34,8 +34,8 @@ func (v *Viewer) experienceList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Items = list.Experiences
-	d.listView = paging("/experiences", []any{"project", d.Project}, offset, limit, list.Total, len(list.Experiences))
+	d.Items = list.Items
+	d.listView = paging("/experiences", []any{"project", d.Project}, offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "xp_experiences", d)
 }
 
@@ -92,8 +92,8 @@ func (v *Viewer) signalList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Items = list.Signals
-	d.listView = paging("/signals", []any{"project", d.Project, "task", task, "type", typ}, offset, limit, list.Total, len(list.Signals))
+	d.Items = list.Items
+	d.listView = paging("/signals", []any{"project", d.Project, "task", task, "type", typ}, offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "xp_signals", d)
 }
 
@@ -120,7 +120,7 @@ func (v *Viewer) turnList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Items = list.Turns
-	d.listView = paging("/turns", []any{"project", d.Project, "task", task}, offset, limit, list.Total, len(list.Turns))
+	d.Items = list.Items
+	d.listView = paging("/turns", []any{"project", d.Project, "task", task}, offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "xp_turns", d)
 }

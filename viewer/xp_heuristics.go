@@ -53,9 +53,9 @@ func (v *Viewer) heuristicList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Items = list.Heuristics
+	d.Items = list.Items
 	d.listView = paging("/heuristics", []any{"project", d.Project, "q", search, "status", status, "kind", kind},
-		offset, limit, list.Total, len(list.Heuristics))
+		offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "xp_heuristics", d)
 }
 

@@ -52,10 +52,10 @@ func (v *Viewer) recallList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for _, rc := range list.Recalls {
+	for _, rc := range list.Items {
 		d.Items = append(d.Items, recallRow{rc, injectedCount(rc.Items)})
 	}
-	d.listView = paging("/recalls", []any{"project", d.Project, "task", task, "ref", ref}, offset, limit, list.Total, len(list.Recalls))
+	d.listView = paging("/recalls", []any{"project", d.Project, "task", task, "ref", ref}, offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "xp_recalls", d)
 }
 

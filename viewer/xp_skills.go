@@ -43,8 +43,8 @@ func (v *Viewer) skillList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Items = list.Skills
-	d.listView = paging("/skills", []any{"project", d.Project, "q", search, "status", status}, offset, limit, list.Total, len(list.Skills))
+	d.Items = list.Items
+	d.listView = paging("/skills", []any{"project", d.Project, "q", search, "status", status}, offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "xp_skills", d)
 }
 

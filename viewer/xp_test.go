@@ -69,7 +69,7 @@ func seedXP(t *testing.T, b *testBundle, project string) xpSeed {
 	if err != nil || list.Total != 1 {
 		t.Fatalf("heuristics after two experiences: %+v %v", list, err)
 	}
-	s := xpSeed{heuristic: list.Heuristics[0].ID}
+	s := xpSeed{heuristic: list.Items[0].ID}
 	skill, err := json.Marshal(map[string]any{"name": "fix-flaky-tests", "description": "Fix a flaky test at its cause",
 		"when_to_use": "A test passes and fails without code changes.",
 		"steps":       []string{"Run the test in a loop until it fails.", "Find the shared state with `go test -race`."},
@@ -234,7 +234,7 @@ func TestXPPages(t *testing.T) {
 	if err != nil || recalls.Total != 1 {
 		t.Fatalf("recalls: %+v %v", recalls, err)
 	}
-	rc := recalls.Recalls[0]
+	rc := recalls.Items[0]
 	r = b.must(b.get("/recalls"), http.StatusOK)
 	contains(t, "recalls", r.body, `href="/recalls/`+s.recall+`?project=proj">`, "the login test is flaky; retry it?",
 		"<td>"+itoa(len(rc.Items))+"</td>")
@@ -289,7 +289,7 @@ func TestXPNotFoundAndBadQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := b.get("/heuristics/" + list.Heuristics[0].ID + "?project=other"); r.status != http.StatusNotFound {
+	if r := b.get("/heuristics/" + list.Items[0].ID + "?project=other"); r.status != http.StatusNotFound {
 		t.Errorf("a heuristic of proj shown in other: %d", r.status)
 	}
 	// The not-found page of the engine names the listing.

@@ -49,10 +49,10 @@ func xpPayloads(t *testing.T, b *testBundle, project string) (heuristic, skill, 
 		t.Fatal(err)
 	}
 	list, err := e.ListHeuristics(ctx, kaizen.HeuristicQuery{Project: project})
-	if err != nil || len(list.Heuristics) != 1 {
+	if err != nil || len(list.Items) != 1 {
 		t.Fatalf("heuristics: %+v %v", list, err)
 	}
-	heuristic = list.Heuristics[0].ID
+	heuristic = list.Items[0].ID
 	sk, err := json.Marshal(map[string]any{"name": "evil-skill", "description": "Description " + all,
 		"when_to_use": mdPayload,
 		"steps": []string{"`" + scriptPayload + "`", svgPayload + " " + jsURLPayload, "[x](javascript:alert(1))",

@@ -32,13 +32,13 @@ func criterionListCommand(a *app) *cobra.Command {
 				return err
 			}
 			return a.print(ws, func(w io.Writer) error {
-				if len(ws) == 0 {
+				if len(ws.Items) == 0 {
 					_, err := fmt.Fprintln(w, "No criteria yet: they appear with the first recorded outcome.")
 					return err
 				}
 				t := table(w)
 				fmt.Fprintln(t, "CRITERION\tWEIGHT\tDECAYED HELPFUL\tDECAYED HARMFUL\tHELPFUL\tHARMFUL\tNEUTRAL\tDEPRECATED\tLAST VALIDATED")
-				for _, c := range ws {
+				for _, c := range ws.Items {
 					fmt.Fprintf(t, "%s\t%.2f\t%.3f\t%.3f\t%d\t%d\t%d\t%t\t%s\n", c.Criterion, c.Weight, c.HelpfulSum, c.HarmfulSum,
 						c.HelpfulCount, c.HarmfulCount, c.NeutralCount, c.Deprecated, formatTime(c.LastValidated))
 				}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kaizenhq/kaizen"
+	_ "github.com/kaizenhq/kaizen/store/all" // the command opens SQLite and PostgreSQL stores
 )
 
 // Exit codes.

@@ -153,7 +153,7 @@ func signalsListCommand(a *app) *cobra.Command {
 				if err != nil {
 					return listed[experience.FeedbackSignal]{}, err
 				}
-				return listed[experience.FeedbackSignal]{l, l.Signals, l.Total}, nil
+				return listed[experience.FeedbackSignal]{l, l.Items, l.Total}, nil
 			}, signalRow),
 	}
 	beadIDFlag(cmd, &q.TaskID, "only signals of this task")
@@ -377,7 +377,7 @@ func experienceListCommand(a *app) *cobra.Command {
 				if err != nil {
 					return listed[experience.TaskExperience]{}, err
 				}
-				return listed[experience.TaskExperience]{l, l.Experiences, l.Total}, nil
+				return listed[experience.TaskExperience]{l, l.Items, l.Total}, nil
 			}, func(x experience.TaskExperience) string {
 				return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s", x.TaskID, x.Mode, x.Extractor, len(x.FailedAttempts),
 					len(x.Heuristics), len(x.Signals), x.CreatedAt.UTC().Format(time.RFC3339), clip(oneLine(x.Goal), 60))

@@ -53,7 +53,7 @@ func heuristicListCommand(a *app) *cobra.Command {
 				if err != nil {
 					return listed[experience.Heuristic]{}, err
 				}
-				return listed[experience.Heuristic]{l, l.Heuristics, l.Total}, nil
+				return listed[experience.Heuristic]{l, l.Items, l.Total}, nil
 			}, func(h experience.Heuristic) string {
 				return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s", h.ID, h.Kind, h.Status, h.SupportTasks,
 					h.EvidenceCount, h.HelpfulCount, h.MisleadingCount, h.RecallCount, clip(oneLine(h.Rule), 70))

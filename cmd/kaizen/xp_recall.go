@@ -121,7 +121,7 @@ one heuristic, skill or memory. (A separate command, so that
 				if err != nil {
 					return listed[experience.RecallEvent]{}, err
 				}
-				return listed[experience.RecallEvent]{l, l.Recalls, l.Total}, nil
+				return listed[experience.RecallEvent]{l, l.Items, l.Total}, nil
 			}, func(r experience.RecallEvent) string {
 				injected := 0
 				for _, it := range r.Items {

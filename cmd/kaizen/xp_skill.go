@@ -39,7 +39,7 @@ func skillListCommand(a *app) *cobra.Command {
 				if err != nil {
 					return listed[experience.Skill]{}, err
 				}
-				return listed[experience.Skill]{l, l.Skills, l.Total}, nil
+				return listed[experience.Skill]{l, l.Items, l.Total}, nil
 			}, func(s experience.Skill) string {
 				return fmt.Sprintf("%s\t%s\t%s\t%d\t%d\t%s\t%s", s.Name, s.ID, s.Status, s.Version, len(s.HeuristicIDs),
 					s.UpdatedAt.UTC().Format(time.RFC3339), clip(oneLine(s.Description), 70))

@@ -62,6 +62,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
+func init() {
+	store.Register("postgres", func(ctx context.Context, dsn string) (store.Store, error) { return Open(ctx, dsn) })
+}
+
 // backfill is the Go migration filling the full-text statistics from the
 // existing documents (sqlstore.BackfillSearchTerms); undone with the tables.
 var backfill = goose.WithGoMigrations(goose.NewGoMigration(sqlstore.BackfillMigration,

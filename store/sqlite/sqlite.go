@@ -44,6 +44,10 @@ type Options struct {
 	// BusyTimeoutMs is how long a connection waits for a lock held by
 	// another process (default 10000).
 	BusyTimeoutMs int
+	// Ephemeral marks a throwaway database (tests, simulations, the
+	// "memory" store): commits are not synced to disk, and Close deletes
+	// the file. Never use it for data that must survive a crash.
+	Ephemeral bool
 }
 
 // Store is the SQLite backend.
@@ -61,6 +65,8 @@ type Store struct {
 	done   chan struct{}
 	once   sync.Once
 	opts   Options
+	// tempDir is removed on Close (ephemeral stores only).
+	tempDir string
 
 	batches, requests atomic.Int64
 }
@@ -89,7 +95,11 @@ func dsn(path string, opts Options, txlock string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeoutMs))
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
+	if opts.Ephemeral {
+		q.Add("_pragma", "synchronous(OFF)")
+	} else {
+		q.Add("_pragma", "synchronous(FULL)")
+	}
 	q.Add("_pragma", "foreign_keys(1)")
 	// savepoint sub-journals and temp tables stay in memory (no extra file I/O)
 	q.Add("_pragma", "temp_store(MEMORY)")
@@ -366,6 +376,35 @@ func (s *Store) Close() error {
 		close(s.quit)
 		<-s.done
 		err = errors.Join(s.wstmts.Close(), s.reader.Close(), s.writer.Close())
+		if s.tempDir != "" {
+			err = errors.Join(err, os.RemoveAll(s.tempDir))
+		}
 	})
 	return err
+}
+
+// OpenEphemeral opens a throwaway database in a new temporary directory
+// (see Options.Ephemeral): the embedded store for tests, simulations and
+// the "memory" setting. Close deletes it.
+func OpenEphemeral(ctx context.Context) (*Store, error) {
+	dir, err := os.MkdirTemp("", "kaizen-ephemeral-")
+	if err != nil {
+		return nil, fmt.Errorf("open ephemeral sqlite: %w", err)
+	}
+	s, err := Open(ctx, filepath.Join(dir, "kaizen.db"), Options{Ephemeral: true})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s.tempDir = dir
+	return s, nil
+}
+
+func init() {
+	store.Register("sqlite", func(ctx context.Context, path string) (store.Store, error) {
+		return Open(ctx, path, Options{})
+	})
+	store.Register("memory", func(ctx context.Context, _ string) (store.Store, error) {
+		return OpenEphemeral(ctx)
+	})
 }

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of kaizen's storage contract
 // (package store): every backend runs [Run] from its own tests and must
-// pass all of it, so the engine behaves the same on memory, SQLite and
+// pass all of it, so the engine behaves the same on SQLite and
 // PostgreSQL. [RunBenchmarks] measures the operations the engine's hot paths
 // depend on.
 //

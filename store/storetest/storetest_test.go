@@ -14,12 +14,12 @@ import (
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
-	"github.com/kaizenhq/kaizen/store/memory"
+	"github.com/kaizenhq/kaizen/store/sqlite"
 	"github.com/kaizenhq/kaizen/store/storetest"
 )
 
 // The suite is only as good as the faults it catches. Each mutant below is
-// the memory backend with one fault a real backend could have; the suite,
+// the SQLite backend with one fault a real backend could have; the suite,
 // run in a child process on the mutant, must fail the test named.
 
 const mutantEnv = "KAIZEN_STORETEST_MUTANT"
@@ -27,12 +27,12 @@ const mutantEnv = "KAIZEN_STORETEST_MUTANT"
 type mutant struct {
 	name    string
 	catches string // -test.run pattern below TestMutant
-	wrap    func(*memory.Store) store.Store
+	wrap    func(*sqlite.Store) store.Store
 }
 
 func mutants() []mutant {
 	return []mutant{
-		{"none", "", func(s *memory.Store) store.Store { return s }},
+		{"none", "", func(s *sqlite.Store) store.Store { return s }},
 		{"drops a field", "^Outcome$/^RoundTrip$", withTx(func(tx store.Tx) store.Tx { return dropsField{tx} })},
 		{"nil for empty lists", "^Pattern$/^RoundTrip$", withTx(func(tx store.Tx) store.Tx { return nilLists{tx} })},
 		{"ignores the project", "^Isolation$/^EmptyNeighbour$", withTx(func(tx store.Tx) store.Tx { return unscoped{tx} })},
@@ -41,12 +41,12 @@ func mutants() []mutant {
 		{"count pages", "^Outcome$/^Filter$", withTx(func(tx store.Tx) store.Tx { return pagedCount{tx} })},
 		{"insert not idempotent", "^Error$/^InsertIdempotent$", withTx(func(tx store.Tx) store.Tx { return alwaysInserted{tx} })},
 		{"lock creates nothing", "^Criterion$/^LockCreates$", withTx(func(tx store.Tx) store.Tx { return lockNoCreate{tx} })},
-		{"loses updates", "^Concurrency$/^LockPattern$", func(s *memory.Store) store.Store {
+		{"loses updates", "^Concurrency$/^LockPattern$", func(s *sqlite.Store) store.Store {
 			cache := &lockCache{m: map[string]learning.Pattern{}}
 			return faulty{Store: s, tx: func(tx store.Tx) store.Tx { return staleLock{tx, cache} }}
 		}},
-		{"commits failed updates", "^Tx$/^RollbackOnError$", func(s *memory.Store) store.Store { return noRollback{s} }},
-		{"closes twice", "^Store$/^CloseTwice$", func(s *memory.Store) store.Store { return closesTwice{s} }},
+		{"commits failed updates", "^Tx$/^RollbackOnError$", func(s *sqlite.Store) store.Store { return noRollback{s} }},
+		{"closes twice", "^Store$/^CloseTwice$", func(s *sqlite.Store) store.Store { return closesTwice{s} }},
 	}
 }
 
@@ -60,7 +60,10 @@ func TestMutant(t *testing.T) {
 		t.Fatalf("no mutant %q", name)
 	}
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s := memory.New()
+		s, err := sqlite.OpenEphemeral(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = s.Close() })
 		return mutants()[i].wrap(s)
 	})
@@ -100,8 +103,8 @@ type faulty struct {
 	tx func(store.Tx) store.Tx
 }
 
-func withTx(wrap func(store.Tx) store.Tx) func(*memory.Store) store.Store {
-	return func(s *memory.Store) store.Store { return faulty{Store: s, tx: wrap} }
+func withTx(wrap func(store.Tx) store.Tx) func(*sqlite.Store) store.Store {
+	return func(s *sqlite.Store) store.Store { return faulty{Store: s, tx: wrap} }
 }
 
 func (f faulty) Update(ctx context.Context, fn func(store.Tx) error) error {
@@ -230,7 +233,7 @@ func (t staleLock) LockPattern(ctx context.Context, project, id string) (learnin
 }
 
 // noRollback commits whatever fn wrote, even when it fails.
-type noRollback struct{ *memory.Store }
+type noRollback struct{ *sqlite.Store }
 
 func (s noRollback) Update(ctx context.Context, fn func(store.Tx) error) error {
 	var fnErr error
@@ -241,7 +244,7 @@ func (s noRollback) Update(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 // closesTwice accepts a second Close.
-type closesTwice struct{ *memory.Store }
+type closesTwice struct{ *sqlite.Store }
 
 func (s closesTwice) Close() error {
 	_ = s.Store.Close()

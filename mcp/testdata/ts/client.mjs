@@ -256,7 +256,7 @@ async function experienceScenario() {
   const exps = await ok("list_experiences", {});
   assert.equal(exps.data.total, 1);
   const hs = await ok("list_heuristics", { status: ["candidate"] });
-  assert.equal(hs.data.heuristics[0].id, hid);
+  assert.equal(hs.data.items[0].id, hid);
   await ok("get_heuristic", { heuristic_id: hid });
 
   const rec = await ok("recall", { query: "edit the generated protobuf files under gen/", bead_id: "ts-next" });

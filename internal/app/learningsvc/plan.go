@@ -1,0 +1,121 @@
+package learningsvc
+
+import (
+	"context"
+	"sync"
+
+	"github.com/kaizenhq/kaizen/internal/app"
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// PlanInput asks for guidance before planning a task.
+type PlanInput = learning.GuidanceRequest
+
+// viewBuffers recycles the per-plan slice of pattern views (one entry per
+// pattern of the project), so planning creates little garbage.
+var viewBuffers = sync.Pool{New: func() any { return new([]learning.PatternView) }}
+
+// PlanGuidance returns structured guidance for planning a task: the ranked
+// patterns (base score × maturity multiplier, with the evidence), the
+// anti-patterns to avoid, warnings when the task description mentions an
+// anti-pattern or deprecated pattern, criterion weights, and the open
+// errors of the task. Render it with Guidance.Markdown.
+func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guidance, error) {
+	const op = "plan guidance"
+	now := s.env.Now()
+	project, err := s.env.ResolveProject(op, in.Project)
+	if err != nil {
+		return nil, err
+	}
+	in.Project = project
+	if err := app.ValidText(op, "task", in.Task, app.MaxTextLen, false); err != nil {
+		return nil, err
+	}
+	if in.TaskID != "" {
+		if err := app.ValidID(op, "bead_id", in.TaskID); err != nil {
+			return nil, err
+		}
+	}
+	if in.Limit < 0 || in.Limit > 1000 {
+		return nil, app.Invalid(op, "limit", "must be between 0 and 1000")
+	}
+	var g learning.Guidance
+	err = s.env.View(ctx, op, func(tx store.Tx) error {
+		recs, err := s.cache.records(ctx, tx, project)
+		if err != nil {
+			return err
+		}
+		buf := viewBuffers.Get().(*[]learning.PatternView)
+		defer func() {
+			clear(*buf) // drop the references before pooling
+			viewBuffers.Put(buf)
+		}()
+		views := (*buf)[:0]
+		reasons := map[string]string{}
+		var antis []learning.Pattern
+		for _, r := range recs {
+			if r.Pattern.Kind == learning.KindAntiPattern {
+				antis = append(antis, r.Pattern)
+				continue
+			}
+			ev, err := s.evaluate(ctx, tx, r.Maturity, now)
+			if err != nil {
+				return err
+			}
+			views = append(views, learning.PatternView{Pattern: &r.Pattern, Maturity: ev})
+			if r.Maturity.ManualReason != "" {
+				reasons[r.Pattern.ID] = r.Maturity.ManualReason
+			}
+		}
+		cs, err := tx.ListCriteria(ctx, project)
+		if err != nil {
+			return err
+		}
+		weights := make([]learning.CriterionWeight, 0, len(cs))
+		for _, c := range cs {
+			w, err := s.weight(ctx, tx, c, now)
+			if err != nil {
+				return err
+			}
+			weights = append(weights, w)
+		}
+		var open []learning.ErrorEntry
+		if in.TaskID != "" {
+			if open, err = tx.ErrorsByTask(ctx, project, in.TaskID, false); err != nil {
+				return err
+			}
+		}
+		g = s.lc.BuildGuidance(in, views, reasons, antis, weights, open, now)
+		*buf = views
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.hooks.Sections != nil {
+		g.Sections = append(g.Sections, s.hooks.Sections(ctx, in)...)
+	}
+	return &g, nil
+}
+
+// ExtractPatterns detects the seed's decomposition strategies in a
+// description, in English or Chinese (see the package function; it needs
+// no stored data).
+func (s *Service) ExtractPatterns(description string) ([]learning.Extracted, error) {
+	return ExtractPatterns(description)
+}
+
+// ExtractPatterns detects the seed's decomposition strategies in a
+// description, in English or Chinese. It needs no engine or store.
+func ExtractPatterns(description string) ([]learning.Extracted, error) {
+	const op = "extract patterns"
+	if err := app.ValidText(op, "description", description, app.MaxTextLen, true); err != nil {
+		return nil, err
+	}
+	out := learning.ExtractPatterns(description)
+	if out == nil {
+		out = []learning.Extracted{}
+	}
+	return out, nil
+}

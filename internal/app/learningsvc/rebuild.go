@@ -1,0 +1,207 @@
+package learningsvc
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Meta keys recording the half-lives the stored decayed sums were built with.
+const (
+	metaHalfLife         = "learning.half_life_days"
+	metaMaturityHalfLife = "learning.maturity.half_life_days"
+)
+
+// CheckHalfLives rebuilds every project's aggregates when the configured
+// half-lives differ from those the stored sums were accumulated with: a
+// running decayed sum is only exact for the half-life that built it.
+func (s *Service) CheckHalfLives(ctx context.Context) error {
+	want := map[string]string{
+		metaHalfLife:         strconv.FormatFloat(s.lc.HalfLifeDays, 'g', -1, 64),
+		metaMaturityHalfLife: strconv.FormatFloat(s.lc.Maturity.HalfLifeDays, 'g', -1, 64),
+	}
+	stale := false
+	err := s.env.View(ctx, "open", func(tx store.Tx) error {
+		for k, v := range want {
+			got, err := tx.GetMeta(ctx, k)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				stale = true
+			case err != nil:
+				return err
+			case got != v:
+				stale = true
+			}
+		}
+		return nil
+	})
+	if err != nil || !stale {
+		return err
+	}
+	return s.env.Update(ctx, "rebuild aggregates", func(tx store.Tx) error {
+		projects, err := tx.Projects(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range projects {
+			if err := s.RebuildTx(ctx, tx, p, s.env.Now()); err != nil {
+				return err
+			}
+		}
+		for k, v := range want {
+			if err := tx.SetMeta(ctx, k, v); err != nil {
+				return err
+			}
+		}
+		if len(projects) > 0 {
+			s.env.Logger.Info("rebuilt learning aggregates for new half-lives", "projects", len(projects),
+				"half_life_days", s.lc.HalfLifeDays, "maturity_half_life_days", s.lc.Maturity.HalfLifeDays)
+		}
+		return nil
+	})
+}
+
+// RebuildResult counts what a rebuild recomputed.
+type RebuildResult struct {
+	Project  string `json:"project"`
+	Patterns int    `json:"patterns"`
+	Criteria int    `json:"criteria"`
+}
+
+// Rebuild recomputes a project's aggregates (pattern counts, maturity sums,
+// inversions, criterion sums) from the stored events. The result equals the
+// incremental aggregates; use it to repair or after changing half-lives.
+func (s *Service) Rebuild(ctx context.Context, project string) (*RebuildResult, error) {
+	const op = "rebuild"
+	project, err := s.env.ResolveProject(op, project)
+	if err != nil {
+		return nil, err
+	}
+	res := RebuildResult{Project: project}
+	err = s.env.Update(ctx, op, func(tx store.Tx) error {
+		if err := s.RebuildTx(ctx, tx, project, s.env.Now()); err != nil {
+			return err
+		}
+		n, err := tx.CountPatterns(ctx, project, store.PatternFilter{})
+		res.Patterns = int(n)
+		if err != nil {
+			return err
+		}
+		cs, err := tx.ListCriteria(ctx, project)
+		res.Criteria = len(cs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// RebuildTx recomputes a project's aggregates from its events inside tx
+// (after an import, or when the half-lives changed).
+func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, now time.Time) error {
+	patterns := map[string]*learning.Pattern{}
+	var order []string
+	var antis []learning.Pattern
+	err := tx.EachPattern(ctx, project, func(p learning.Pattern) error {
+		if p.Kind == learning.KindAntiPattern {
+			antis = append(antis, p)
+			return nil
+		}
+		p.SuccessCount, p.FailureCount, p.ExampleTasks = 0, 0, []string{}
+		patterns[p.ID] = &p
+		order = append(order, p.ID)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	maturity := map[string]*learning.Maturity{}
+	ms, err := tx.ListMaturity(ctx, project)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		m := m
+		m.Helpful, m.Harmful = learning.DecayedSum{}, learning.DecayedSum{}
+		m.HelpfulCount, m.HarmfulCount, m.NeutralCount = 0, 0, 0
+		m.LastValidated = time.Time{}
+		maturity[m.PatternID] = &m
+	}
+	err = tx.EachMaturityFeedback(ctx, project, func(f learning.MaturityFeedback) error {
+		p := patterns[f.PatternID]
+		if p == nil {
+			return nil
+		}
+		p.Observe(f, s.lc.MaxExampleTasks)
+		m := maturity[f.PatternID]
+		if m == nil {
+			m = &learning.Maturity{Project: project, PatternID: f.PatternID, Generation: p.Generation}
+			maturity[f.PatternID] = m
+		}
+		m.Apply(f, s.lc.Maturity.HalfLifeDays)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	criteria := map[string]*learning.Criterion{}
+	err = tx.EachFeedback(ctx, project, func(f learning.FeedbackEvent) error {
+		c := criteria[f.Criterion]
+		if c == nil {
+			c = &learning.Criterion{Project: project, Name: f.Criterion, CreatedAt: f.Timestamp}
+			criteria[f.Criterion] = c
+		}
+		c.Apply(f, s.lc.HalfLifeDays)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range antis { // sticky inversion: keep the link from source to anti-pattern
+		if p := patterns[a.SourceID]; p != nil && p.AntiPatternID == "" {
+			p.AntiPatternID = a.ID
+		}
+	}
+	for _, id := range order {
+		p := patterns[id]
+		if p.AntiPatternID != "" || s.lc.ShouldInvert(*p) {
+			q, _, _, err := s.invert(ctx, tx, *p, now)
+			if err != nil {
+				return err
+			}
+			p = &q
+		}
+		p.UpdatedAt = now
+		if err := tx.UpdatePattern(ctx, *p); err != nil {
+			return err
+		}
+		if m := maturity[id]; m != nil {
+			m.UpdatedAt = now
+			if err := tx.PutMaturity(ctx, *m); err != nil {
+				return err
+			}
+		}
+	}
+	existing, err := tx.ListCriteria(ctx, project)
+	if err != nil {
+		return err
+	}
+	for _, c := range existing {
+		if criteria[c.Name] == nil {
+			criteria[c.Name] = &learning.Criterion{Project: project, Name: c.Name}
+		}
+		criteria[c.Name].CreatedAt = c.CreatedAt
+	}
+	for _, c := range criteria {
+		c.UpdatedAt = now
+		if err := tx.PutCriterion(ctx, *c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
