@@ -124,7 +124,7 @@ func (p *pipeline) handle(c *ctx, s signal) error {
 			p.evaluate(c, cfg)
 		case s.kind == sigTask && s.key == p.ImplKey && (s.status == StatusFailed || s.status == StatusCancelled):
 			p.History = append(p.History, fmt.Sprintf("round %d: implementation %s %s", c.r.Iteration, s.status, s.errText))
-			p.fixOrEscalate(c, cfg, "implementation "+string(s.status)+": "+s.errText, false)
+			p.fixOrEscalate(c, cfg, "implementation "+string(s.status)+": "+s.errText)
 		}
 	case p1Verify:
 		if p.collect(c, s, true) {
@@ -194,26 +194,27 @@ func (p *pipeline) evaluate(c *ctx, cfg PipelineConfig) {
 	if !testOK {
 		why = append(why, fmt.Sprintf("pass rate %.3f < %.3f", rate, cfg.TestPassRate))
 	}
-	critical := false
 	if !reviewOK {
-		critical = len(p.Review.Findings.Critical) > 0
 		why = append(why, fmt.Sprintf("review %s with %d critical finding(s)", p.Review.Verdict, len(p.Review.Findings.Critical)))
 	}
 	p.History = append(p.History, fmt.Sprintf("round %d: %s", c.r.Iteration, strings.Join(why, "; ")))
-	p.fixOrEscalate(c, cfg, strings.Join(why, "; "), !reviewOK || critical)
+	p.fixOrEscalate(c, cfg, strings.Join(why, "; "))
 }
 
 // fixOrEscalate starts the next fix round, or reports to the user once the
 // verification rounds are used up (seed: tests < 95 % after 5 iterations).
-func (p *pipeline) fixOrEscalate(c *ctx, cfg PipelineConfig, why string, rereview bool) {
+func (p *pipeline) fixOrEscalate(c *ctx, cfg PipelineConfig, why string) {
 	if c.r.Iteration >= cfg.MaxIterations {
 		c.finish(OutcomeEscalated, fmt.Sprintf("not passing after %d verification rounds (%s); the user must decide", c.r.Iteration, why), p.report())
 		return
 	}
 	c.r.Iteration++
 	c.r.Retries++
-	for _, k := range []string{p.TestKey, p.ReviewKey} {
-		c.cancelTask(k, "superseded by fix round")
+	// A review that already passed stands; any other is redone after the fix.
+	rereview := p.ReviewKey != "" && !(p.ReviewIn && p.Review.Passes())
+	c.cancelTask(p.TestKey, "superseded by fix round")
+	if rereview {
+		c.cancelTask(p.ReviewKey, "superseded by fix round")
 	}
 	n := c.r.Iteration
 	fixKey := fmt.Sprintf("fix-%d", n)
@@ -227,7 +228,7 @@ func (p *pipeline) fixOrEscalate(c *ctx, cfg PipelineConfig, why string, rerevie
 	p.TestKey = fmt.Sprintf("test-%d", n)
 	c.task(p.TestKey, TaskSpec{Subject: "TEST-" + ord(n), Description: "Re-test after " + fixKeySubject(n), Role: p.In.Tester, BlockedBy: []string{fixKey}, Gate: p.In.TestGate, Expect: MsgTestResult})
 	p.Test, p.TestIn = nil, false
-	if p.ReviewKey != "" && rereview {
+	if rereview {
 		p.ReviewKey = fmt.Sprintf("review-%d", n)
 		c.task(p.ReviewKey, TaskSpec{Subject: "REVIEW-" + ord(n), Description: "Re-review after " + fixKeySubject(n), Role: p.In.Reviewer, BlockedBy: []string{fixKey}, Expect: MsgReviewResult})
 		p.Review, p.ReviewIn = nil, false
