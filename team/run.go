@@ -402,14 +402,9 @@ func Step(r Run, ev Event, now time.Time) (Run, []Command, error) {
 	if r.Finished() {
 		return r, nil, fmt.Errorf("%w: run %s (%s)", ErrRunFinished, r.ID, r.Outcome.Status)
 	}
-	m, err := newMachine(r.Pattern)
+	m, err := resume(r)
 	if err != nil {
 		return r, nil, err
-	}
-	if len(r.Data) > 0 {
-		if err := json.Unmarshal(r.Data, m); err != nil {
-			return r, nil, fmt.Errorf("%w: run %s: %v", ErrBadRun, r.ID, err)
-		}
 	}
 	nr := r.clone()
 	c := &ctx{r: &nr, now: now}
@@ -441,14 +436,9 @@ func Cancel(r Run, reason string, now time.Time) (Run, []Command, error) {
 	if r.Finished() {
 		return r, nil, fmt.Errorf("%w: run %s", ErrRunFinished, r.ID)
 	}
-	m, err := newMachine(r.Pattern)
+	m, err := resume(r)
 	if err != nil {
 		return r, nil, err
-	}
-	if len(r.Data) > 0 {
-		if err := json.Unmarshal(r.Data, m); err != nil {
-			return r, nil, fmt.Errorf("%w: run %s: %v", ErrBadRun, r.ID, err)
-		}
 	}
 	nr := r.clone()
 	c := &ctx{r: &nr, now: now, event: "cancel"}
@@ -460,6 +450,20 @@ func Cancel(r Run, reason string, now time.Time) (Run, []Command, error) {
 		return r, nil, err
 	}
 	return nr, c.cmds, nil
+}
+
+// resume rebuilds a run's pattern machine from its persisted state.
+func resume(r Run) (machine, error) {
+	m, err := newMachine(r.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Data) > 0 {
+		if err := json.Unmarshal(r.Data, m); err != nil {
+			return nil, fmt.Errorf("%w: run %s: %v", ErrBadRun, r.ID, err)
+		}
+	}
+	return m, nil
 }
 
 var errDuplicate = errors.New("duplicate event")
