@@ -5,7 +5,9 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,33 +59,66 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 	}
 }
 
-// The learning package is pure: no I/O, no storage, no server; time comes
-// in as a parameter (time is imported for its types only, and the test
-// below keeps it from reading the clock).
-func TestLearningIsPure(t *testing.T) {
+// pureForbidden are the imports a pure algorithm package may not have:
+// I/O, logging, randomness and kaizen's storage and surfaces.
+var pureForbidden = []string{"os", "os/exec", "net", "net/http", "database/sql", "log", "log/slog",
+	"math/rand", "math/rand/v2", "syscall", "github.com/kaizenhq/kaizen", "github.com/kaizenhq/kaizen/server",
+	"github.com/kaizenhq/kaizen/mcp", "github.com/kaizenhq/kaizen/viewer", "github.com/kaizenhq/kaizen/hook",
+	"github.com/kaizenhq/kaizen/client"}
+
+// The algorithm packages of the seeds (and the tokenizer they share) are
+// pure: no I/O, no storage, no surfaces, and time comes in as a parameter
+// (time is imported for its types only: no package reads the clock).
+func TestAlgorithmPackagesArePure(t *testing.T) {
 	t.Parallel()
-	forbidden := []string{"os", "io", "net", "net/http", "database/sql", "log", "log/slog", "math/rand", "math/rand/v2",
-		"github.com/kaizenhq/kaizen", "github.com/kaizenhq/kaizen/store", "github.com/kaizenhq/kaizen/server"}
-	files, _ := filepath.Glob("learning/*.go")
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	for _, dir := range []string{"learning", "experience", "explore", "trace", "team", "internal/tokenize"} {
+		files, _ := filepath.Glob(dir + "/*.go")
+		if len(files) == 0 && dir != "trace" {
+			t.Errorf("no package %s", dir)
 		}
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range file.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			for _, bad := range forbidden {
-				if path == bad || strings.HasPrefix(path, "github.com/kaizenhq/kaizen/store/") {
-					t.Errorf("%s imports %s: the learning package must stay pure", f, path)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range file.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if slices.Contains(pureForbidden, path) || strings.HasPrefix(path, "github.com/kaizenhq/kaizen/store") ||
+					strings.HasPrefix(path, "github.com/kaizenhq/kaizen/internal/app") {
+					t.Errorf("%s imports %s: the algorithm packages stay pure", f, path)
 				}
 			}
+			src, _ := os.ReadFile(f)
+			if strings.Contains(string(src), "time.Now()") || strings.Contains(string(src), "time.Since(") {
+				t.Errorf("%s reads the clock: take now as a parameter", f)
+			}
 		}
-		src, _ := os.ReadFile(f)
-		if strings.Contains(string(src), "time.Now()") || strings.Contains(string(src), "time.Since(") {
-			t.Errorf("%s reads the clock: take now as a parameter", f)
+	}
+}
+
+// drivers are the database drivers only the kaizen command, the stores and
+// tests may link.
+var drivers = []string{"modernc.org/sqlite", "github.com/jackc/pgx/v5"}
+
+// The facade, the daemon client and the hook path link no database driver:
+// programs that only talk to a daemon start fast and stay small, and
+// drivers are registered by importing store/all (the kaizen command does).
+func TestNoDatabaseDriverOnTheLightPaths(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{".", "./client", "./hook", "./internal/app/...", "./server", "./mcp", "./viewer"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, d := range drivers {
+				if dep == d || strings.HasPrefix(dep, d+"/") {
+					t.Errorf("%s links the database driver %s", pkg, dep)
+				}
+			}
 		}
 	}
 }

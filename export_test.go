@@ -139,7 +139,7 @@ func TestImportRejectsBadFilesAtomically(t *testing.T) {
 	cases := map[string]string{
 		"empty":          "",
 		"no header":      strings.Join(lines[1:], "\n"),
-		"bad version":    strings.Replace(lines[0], `"version":1`, `"version":99`, 1) + "\n" + strings.Join(lines[1:], "\n"),
+		"bad version":    strings.Replace(lines[0], `"version":2`, `"version":99`, 1) + "\n" + strings.Join(lines[1:], "\n"),
 		"truncated line": good + `{"type":"outcome","record":{"id":`,
 		"unknown type":   good + `{"type":"gizmo","record":{}}`,
 		"unknown field":  good + `{"type":"error","record":{"id":"e","project":"alpha","bead_id":"x","error_type":"timeout","message":"m","timestamp":"2025-01-01T00:00:00Z","resolved":false,"color":"red"}}`,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 )
 
 func parse(t *testing.T, s string) (kaizen.OutcomeInput, error) {
@@ -128,7 +129,7 @@ func FuzzParseOutcomeInput(f *testing.F) {
 	}
 	cfg := kaizen.DefaultConfig()
 	cfg.DB, cfg.Project = "memory", "fuzz"
-	cfg.Now = (&clock{t: start}).Now
+	cfg.Now = testkit.NewClock(start).Now
 	e, err := kaizen.Open(ctx, cfg)
 	if err != nil {
 		f.Fatal(err)

@@ -65,7 +65,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		OutcomeRecorded: e.experience.OutcomeRecorded,
 	})
 	e.explore = exploresvc.New(env)
-	e.backup = backupsvc.New(env, e.learning, Version)
+	e.backup = backupsvc.New(env, e.learning, e.experience, Version)
 	if err := e.learning.CheckHalfLives(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -155,3 +155,7 @@ func (e *Engine) Projects(ctx context.Context) ([]string, error) { return e.env.
 func (e *Engine) ProjectSignature(ctx context.Context, project string) (string, error) {
 	return e.env.Signature(ctx, project)
 }
+
+// Health reports whether the store serves a read transaction (for health
+// checks: nil when it does).
+func (e *Engine) Health(ctx context.Context) error { return e.env.Health(ctx) }

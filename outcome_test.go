@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/learning"
 )
 
@@ -272,7 +273,7 @@ func TestEvaluateAtAnyInstant(t *testing.T) {
 	}
 	c := kaizen.DefaultConfig()
 	c.DB, c.Project = b.cfg.DB, "proj"
-	past := &clock{t: start.Add(36 * time.Hour)} // after the first event only
+	past := testkit.NewClock(start.Add(36 * time.Hour)) // after the first event only
 	c.Now = past.Now
 	e2, err := kaizen.Open(ctx, c)
 	if err != nil {

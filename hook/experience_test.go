@@ -290,14 +290,14 @@ func TestExperienceThroughTheDaemon(t *testing.T) {
 // The cost of a prompt with the experience system on an engine opened
 // in-process (SQLite): the task event, the capture and the recall.
 func BenchmarkPromptWithExperience(b *testing.B) {
-	for _, withXP := range []bool{false, true} {
+	for _, withExperience := range []bool{false, true} {
 		name := "task event only"
-		if withXP {
+		if withExperience {
 			name = "with capture and recall"
 		}
 		b.Run(name, func(b *testing.B) {
 			bundle := benchSetup(b)
-			if withXP {
+			if withExperience {
 				bundle.h.Experience = bundle.e
 			}
 			ev := hook.Event{Client: hook.Claude, Name: "UserPromptSubmit", Kind: hook.KindPrompt, SessionID: "bench",

@@ -256,16 +256,3 @@ func outcome(task string, success bool, patterns ...string) map[string]any {
 	return map[string]any{"bead_id": task, "duration_ms": 120000, "error_count": 0, "retry_count": 0,
 		"success": success, "patterns": patterns}
 }
-
-// waitFor polls cond until it holds, for changes that travel through the
-// transport asynchronously (notifications).
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached within 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}

@@ -16,6 +16,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/mcp"
 )
 
@@ -89,7 +90,7 @@ func TestServeStdio(t *testing.T) {
 		if err != nil {
 			t.Errorf("ServeStdio: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("ServeStdio did not return after the client left")
 	}
 }
@@ -109,7 +110,7 @@ func TestServeStdioCancelled(t *testing.T) {
 		if err != nil {
 			t.Errorf("ServeStdio: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("ServeStdio did not return after cancellation")
 	}
 }

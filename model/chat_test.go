@@ -137,16 +137,17 @@ func TestChatSlowProviderTimesOutAndNextAnswers(t *testing.T) {
 	p1.Timeout = 50 * time.Millisecond
 	b := setupChat(t, []ProviderConfig{p1, provider("fast", fast)})
 
-	start := time.Now()
-	resp, err := b.client.Complete(context.Background(), userAsks("hi"))
+	// The slow provider never answers: only its per-call timeout lets the
+	// call reach the fast one (the overall bound only keeps a broken timeout
+	// from hanging the suite).
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := b.client.Complete(ctx, userAsks("hi"))
 	if err != nil {
-		t.Fatalf("Complete: %v", err)
+		t.Fatalf("Complete: %v (the per-call timeout did not cut the slow provider off)", err)
 	}
 	if resp.Provider != "fast" {
 		t.Fatalf("answered by %q, want fast", resp.Provider)
-	}
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
-		t.Errorf("took %s: the per-call timeout did not cut the slow provider off", elapsed)
 	}
 	if slow.hits() != 1 {
 		t.Errorf("slow provider got %d requests: a timeout is not retried on the same provider", slow.hits())
@@ -423,13 +424,18 @@ func TestChatContextCancelledStopsEverything(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := time.Now()
-		_, err = c.Complete(ctx, userAsks("hi"))
+		done := make(chan error, 1)
+		go func() { _, err := c.Complete(ctx, userAsks("hi")); done <- err }()
+		select { // the backoff is an hour: only the cancelled context ends it
+		case err = <-done:
+		case <-time.After(time.Minute):
+			t.Fatal("the backoff did not end with the context")
+		}
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v", err)
 		}
-		if time.Since(start) > 5*time.Second || hits.Load() != 1 {
-			t.Errorf("took %s with %d requests: the backoff must end with the context", time.Since(start), hits.Load())
+		if hits.Load() != 1 {
+			t.Errorf("%d requests: the backoff must end with the context", hits.Load())
 		}
 	})
 	t.Run("already cancelled", func(t *testing.T) {

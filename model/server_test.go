@@ -135,7 +135,7 @@ func writeEmbeddings(w http.ResponseWriter, inputs []string, vec func(i int, tex
 func waitForCancel(r *http.Request) {
 	select {
 	case <-r.Context().Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 	}
 }
 

@@ -27,10 +27,14 @@ func (s *Server) exploreRoutes() []Route {
 	api := func(pattern string, h apiFunc) Route { return Route{Pattern: pattern, Handler: s.api(h)} }
 	e := s.engine
 	return []Route{
-		api("GET /api/v1/explore/settings", s.exploreSettings),
+		api("GET /api/v1/explore/settings", queryAction(s, "explore settings", e.GetExploreSettings)),
 		api("PUT /api/v1/explore/settings", bodyAction(s, "explore settings", http.StatusOK, exploreSettingsProject, e.SetExploreSettings)),
 		api("POST /api/v1/explore/sessions", bodyAction(s, "explore start", http.StatusCreated, exploreStartProject, e.ExploreStart)),
-		api("GET /api/v1/explore/sessions", s.listExploreSessions),
+		api("GET /api/v1/explore/sessions", listAction(s, "list exploration sessions", e.ListExploreSessions,
+			func(q query, limit, offset int) (kaizen.ExploreQuery, error) {
+				active, err := q.boolean("active")
+				return kaizen.ExploreQuery{Project: q.str("project"), ActiveOnly: active, Limit: limit, Offset: offset}, err
+			}, "project", "active", "limit", "offset")),
 		api("GET /api/v1/explore/sessions/{session_id}", pathAction(s, "explore state", "session_id", e.ExploreState)),
 		api("POST /api/v1/explore/events", bodyAction(s, "explore event", http.StatusOK, exploreEventProject, e.ExploreEvent)),
 		api("POST /api/v1/explore/replay", bodyAction(s, "explore replay", http.StatusOK, exploreReplayProject,
@@ -38,40 +42,4 @@ func (s *Server) exploreRoutes() []Route {
 				return kaizen.ExploreReplay(in.ExploreSettings, in.Events)
 			})),
 	}
-}
-
-func (s *Server) exploreSettings(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseQuery(r, "explore settings", "project")
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.GetExploreSettings(r.Context(), q.str("project"))
-	if err != nil {
-		return err
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
-}
-
-func (s *Server) listExploreSessions(w http.ResponseWriter, r *http.Request) error {
-	const op = "list exploration sessions"
-	q, err := parseQuery(r, op, "project", "active", "limit", "offset")
-	if err != nil {
-		return err
-	}
-	limit, offset, err := q.page()
-	if err != nil {
-		return err
-	}
-	active, err := q.boolean("active")
-	if err != nil {
-		return err
-	}
-	res, err := s.engine.ListExploreSessions(r.Context(), kaizen.ExploreQuery{Project: q.str("project"),
-		ActiveOnly: active, Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	s.reply(w, r, http.StatusOK, res)
-	return nil
 }

@@ -12,34 +12,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/server"
 	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 )
 
-// clock is a settable clock shared by an engine and its test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-var start = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+var start = testkit.Start
 
 // testBundle is one engine on a temporary SQLite file served over a real
 // loopback listener.
 type testBundle struct {
 	t      *testing.T
 	engine *kaizen.Engine
-	clock  *clock
+	clock  *testkit.Clock
 	srv    *server.Server
 	ts     *httptest.Server
 	logs   *syncBuffer
@@ -57,7 +44,7 @@ func setup(t *testing.T, tweaks ...func(*setupOpts)) *testBundle {
 	for _, f := range tweaks {
 		f(&so)
 	}
-	c := &clock{t: start}
+	c := testkit.NewClock(start)
 	cfg := kaizen.DefaultConfig()
 	cfg.Home = t.TempDir()
 	cfg.DB = so.db

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/server"
 )
 
@@ -48,7 +49,7 @@ func waitServe(t *testing.T, done <-chan error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("Serve did not return")
 		return nil
 	}

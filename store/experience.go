@@ -91,9 +91,9 @@ type ExperienceStorage interface {
 	// AddSupport records that a task supports a heuristic; false when it
 	// already did (support counts distinct tasks).
 	AddSupport(ctx context.Context, project, heuristicID, taskID string, at time.Time) (bool, error)
-	// SupportTasks lists the tasks supporting a heuristic, oldest first
-	// (by the time given to AddSupport, then task id).
-	SupportTasks(ctx context.Context, project, heuristicID string) ([]string, error)
+	// ListSupport lists the tasks supporting a heuristic with the time
+	// given to AddSupport, oldest first (by that time, then task id).
+	ListSupport(ctx context.Context, project, heuristicID string) ([]Support, error)
 
 	// InsertHeuristicFeedback stores a verdict; false when its id exists.
 	InsertHeuristicFeedback(ctx context.Context, fb experience.HeuristicFeedback) (bool, error)
@@ -254,6 +254,12 @@ type Embedding struct {
 	Vector   []float32           `json:"vector"`
 	// UpdatedAt is when the vector was stored.
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Support records that a task supports a heuristic.
+type Support struct {
+	TaskID string    `json:"bead_id"`
+	At     time.Time `json:"at"`
 }
 
 // TextHit is a full-text match.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/server"
 	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 	"github.com/kaizenhq/kaizen/viewer"
@@ -67,22 +68,10 @@ func next(t *testing.T, ch <-chan sseEvent) sseEvent {
 			t.Fatal("the stream ended")
 		}
 		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10s")
+	case <-time.After(testkit.Patience):
+		t.Fatalf("no event within %v", testkit.Patience)
 	}
 	return sseEvent{}
-}
-
-// eventually waits for cond, failing after a deadline.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func TestEventsStreamChanges(t *testing.T) {
@@ -107,7 +96,7 @@ func TestEventsStreamChanges(t *testing.T) {
 	// A second stream on another project shares nothing with this one.
 	other, _ := openStream(ctx, t, b.ts.Client(), b.ts.URL+"/events?project=other", nil)
 	next(t, other)
-	eventually(t, "two pollers run", func() bool { return b.viewer.Pollers() == 2 && b.viewer.OpenStreams() == 2 })
+	testkit.Eventually(t, "two pollers run", func() bool { return b.viewer.Pollers() == 2 && b.viewer.OpenStreams() == 2 })
 
 	b.record(kaizen.OutcomeInput{TaskID: "bd-1", Patterns: []string{"Split by feature"}})
 	ev := next(t, ch)
@@ -144,7 +133,7 @@ func TestEventsStreamChanges(t *testing.T) {
 	// The client goes away: its stream and, with the last one, the
 	// project's poller stop.
 	cancel()
-	eventually(t, "streams and pollers stop", func() bool { return b.viewer.OpenStreams() == 0 && b.viewer.Pollers() == 0 })
+	testkit.Eventually(t, "streams and pollers stop", func() bool { return b.viewer.OpenStreams() == 0 && b.viewer.Pollers() == 0 })
 }
 
 func TestEventsRequireValidProjectAndAuth(t *testing.T) {
@@ -181,7 +170,7 @@ func TestEventsEndOnShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	srv, err := server.New(e, server.Options{Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 30 * time.Second})
+	srv, err := server.New(e, server.Options{Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,19 +188,15 @@ func TestEventsEndOnShutdown(t *testing.T) {
 
 	ch, _ := openStream(context.Background(), t, http.DefaultClient, "http://"+ln.Addr().String()+"/events", nil)
 	next(t, ch)
-	eventually(t, "the stream is open", func() bool { return v.OpenStreams() == 1 })
-	began := time.Now()
+	testkit.Eventually(t, "the stream is open", func() bool { return v.OpenStreams() == 1 })
 	stop()
 	select {
 	case err := <-served:
 		if err != nil {
 			t.Fatalf("Serve: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Patience): // the shutdown timeout is an hour
 		t.Fatal("shutdown waited for the event stream")
-	}
-	if d := time.Since(began); d > 5*time.Second {
-		t.Errorf("shutdown took %s", d)
 	}
 	for range ch { // the stream ends
 	}
@@ -231,7 +216,7 @@ func TestEventsEndOnShutdown(t *testing.T) {
 func TestEventsExperienceChanges(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withClock)
-	s := seedXP(t, b, "proj")
+	s := seedExperience(t, b, "proj")
 	e := b.engine
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -302,12 +287,12 @@ func TestEventsExperienceChanges(t *testing.T) {
 func TestVersionHeader(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	s := seedXP(t, b, "proj")
+	s := seedExperience(t, b, "proj")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch, _ := openStream(ctx, t, b.ts.Client(), b.ts.URL+"/events?project=proj", nil)
 	first := next(t, ch)
-	eventually(t, "the poller runs", func() bool { return b.viewer.Pollers() == 1 })
+	testkit.Eventually(t, "the poller runs", func() bool { return b.viewer.Pollers() == 1 })
 
 	path := "/heuristics/" + s.heuristic + "?project=proj"
 	r := b.must(b.htmx("GET", path, "heuristic-panel", nil), http.StatusOK)

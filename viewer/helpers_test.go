@@ -9,36 +9,23 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/server"
 	"github.com/kaizenhq/kaizen/viewer"
 )
 
-// clock is a settable clock shared by an engine and its test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-var start = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+var start = testkit.Start
 
 // testBundle is an engine on a temporary SQLite file, a server with the
 // viewer mounted, and an httptest server over a real listener.
 type testBundle struct {
 	t      *testing.T
 	engine *kaizen.Engine
-	clock  *clock
+	clock  *testkit.Clock
 	srv    *server.Server
 	viewer *viewer.Viewer
 	ts     *httptest.Server
@@ -56,7 +43,7 @@ func setup(t *testing.T, tweaks ...func(*setupOpts)) *testBundle {
 	for _, f := range tweaks {
 		f(&so)
 	}
-	c := &clock{t: start}
+	c := testkit.NewClock(start)
 	cfg := kaizen.DefaultConfig()
 	cfg.Home = t.TempDir()
 	cfg.DB = filepath.Join(cfg.Home, "kaizen.db")

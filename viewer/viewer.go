@@ -149,7 +149,7 @@ func (v *Viewer) Routes() []server.Route {
 		{Pattern: "POST /login", Handler: v.handle(v.login), Public: true, MaxBodyBytes: maxFormBytes},
 		{Pattern: "GET /static/{file}", Handler: v.handle(v.serveStatic), Public: true},
 	}
-	return append(routes, v.xpRoutes(page)...)
+	return append(routes, v.experienceRoutes(page)...)
 }
 
 // maxFormBytes bounds the bodies of the viewer's forms.

@@ -43,6 +43,9 @@ atomically and a summary is printed (as JSON with --json).`,
 			if err != nil {
 				return err
 			}
+			bar := a.newProgress("exporting", -1)
+			defer bar.done()
+			opts.Progress = func(n int) { bar.set(n, 0) }
 			if out == "" || out == "-" {
 				res, err := e.Export(cmd.Context(), a.stdout, opts)
 				if err == nil && !a.json {
@@ -125,7 +128,10 @@ present are skipped, so importing the same file twice changes nothing.`,
 			if err != nil {
 				return err
 			}
+			bar := a.newProgress("importing", -1)
+			opts.Progress = bar.set
 			res, err := e.Import(cmd.Context(), r, opts)
+			bar.done()
 			if err != nil {
 				return err
 			}

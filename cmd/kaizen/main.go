@@ -197,7 +197,7 @@ var nextCommands = map[string]string{
 	"list_outcomes": "kaizen outcome list",
 	"reset_pattern": "kaizen pattern reset",
 	"explore_start": "kaizen explore start",
-	// The experience system (xp*.go).
+	// The experience system (experience*.go).
 	"capture":            "kaizen capture",
 	"extraction_request": "kaizen experience request",
 	"extract_experience": "kaizen experience extract",

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 )
 
 // `kaizen serve` refuses an address that is not loopback without a token,
@@ -113,7 +114,7 @@ func TestServeProcess(t *testing.T) {
 		if err != nil {
 			t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("kaizen serve did not exit after SIGTERM")
 	}
 	logs := stderr.String()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -92,4 +93,15 @@ func PageLimit(op string, limit, offset int) (int, error) {
 		return 50, nil
 	}
 	return limit, nil
+}
+
+// Health reports whether the store serves a read transaction.
+func (e *Env) Health(ctx context.Context) error {
+	return e.View(ctx, "health", func(tx store.Tx) error {
+		_, err := tx.GetMeta(ctx, "kaizen.healthz")
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
 }

@@ -61,7 +61,7 @@ func (e *Env) Signature(ctx context.Context, project string) (string, error) {
 		if err != nil {
 			return err
 		}
-		xp, err := experienceSignature(ctx, tx, project)
+		expSig, err := experienceSignature(ctx, tx, project)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (e *Env) Signature(ctx context.Context, project string) (string, error) {
 		if len(sessions) > 0 {
 			session = sessions[0].ID + "@" + sessions[0].UpdatedAt.Format(time.RFC3339Nano)
 		}
-		sig = fmt.Sprintf("%d.%d.%s.%d.%d.%s.%s.%s", pv.Version, pv.ResetVersion, last, errs, open, task, session, xp)
+		sig = fmt.Sprintf("%d.%d.%s.%d.%d.%s.%s.%s", pv.Version, pv.ResetVersion, last, errs, open, task, session, expSig)
 		return nil
 	})
 	return sig, err

@@ -105,12 +105,18 @@ func ForEachBackend(t *testing.T, f func(t *testing.T, backend string)) {
 	}
 }
 
+// Patience is how long a test waits for an effect that travels
+// asynchronously (an event on a stream, a notification, a child process
+// starting) before it gives up: long, because loaded CI machines are slow.
+// It bounds a wait; it never measures speed.
+const Patience = time.Minute
+
 // Eventually polls cond until it holds, failing the test after a generous
 // deadline (a minute: loaded CI machines are slow). It waits for an effect
 // that travels asynchronously; it never measures speed.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(Patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

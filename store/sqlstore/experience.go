@@ -369,12 +369,15 @@ func (t *Tx) AddSupport(ctx context.Context, project, heuristicID, taskID string
 		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, project, heuristicID, taskID, at(when))
 }
 
-// SupportTasks implements store.ExperienceStorage.
-func (t *Tx) SupportTasks(ctx context.Context, project, heuristicID string) ([]string, error) {
-	return many(ctx, t, "support", func(s scanner) (string, error) {
-		var id string
-		return id, s.Scan(&id)
-	}, `SELECT task_id FROM heuristic_support WHERE project = ? AND heuristic_id = ? ORDER BY created_at, task_id`,
+// ListSupport implements store.ExperienceStorage.
+func (t *Tx) ListSupport(ctx context.Context, project, heuristicID string) ([]store.Support, error) {
+	return many(ctx, t, "support", func(s scanner) (store.Support, error) {
+		var sp store.Support
+		var created int64
+		err := s.Scan(&sp.TaskID, &created)
+		sp.At = fromAt(created)
+		return sp, err
+	}, `SELECT task_id, created_at FROM heuristic_support WHERE project = ? AND heuristic_id = ? ORDER BY created_at, task_id`,
 		project, heuristicID)
 }
 

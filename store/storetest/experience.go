@@ -441,12 +441,13 @@ func testExperience(t *testing.T, setup setupFunc) {
 				t.Errorf("AddSupport(%s, %s) = %v, want %v", a.heur, a.task, got, a.want)
 			}
 		}
-		requireEqual(t, "SupportTasks: distinct, oldest first", []string{"task-1", "task-2", "task-0"},
-			read(b, func(tx store.Tx) ([]string, error) { return tx.SupportTasks(b.ctx, "p", "h-a") }))
-		requireList(t, "SupportTasks of another project", nil,
-			read(b, func(tx store.Tx) ([]string, error) { return tx.SupportTasks(b.ctx, "q", "h-a") }))
-		if got := read(b, func(tx store.Tx) ([]string, error) { return tx.SupportTasks(b.ctx, "p", "nope") }); got == nil || len(got) != 0 {
-			t.Errorf("SupportTasks of an unsupported heuristic = %#v, want an empty non-nil slice", got)
+		requireEqual(t, "ListSupport: distinct, oldest first, with the time of the first add",
+			[]store.Support{{TaskID: "task-1", At: at(5)}, {TaskID: "task-2", At: at(5)}, {TaskID: "task-0", At: at(7)}},
+			read(b, func(tx store.Tx) ([]store.Support, error) { return tx.ListSupport(b.ctx, "p", "h-a") }))
+		requireList(t, "ListSupport of another project", nil,
+			read(b, func(tx store.Tx) ([]store.Support, error) { return tx.ListSupport(b.ctx, "q", "h-a") }))
+		if got := read(b, func(tx store.Tx) ([]store.Support, error) { return tx.ListSupport(b.ctx, "p", "nope") }); got == nil || len(got) != 0 {
+			t.Errorf("ListSupport of an unsupported heuristic = %#v, want an empty non-nil slice", got)
 		}
 	})
 
@@ -908,7 +909,7 @@ func testExperience(t *testing.T, setup setupFunc) {
 					exps, err3 := tx.ListExperiences(b.ctx, project, store.PageFilter{})
 					heurs, err4 := tx.ListHeuristics(b.ctx, project, store.HeuristicFilter{})
 					ev, err5 := tx.ListEvidence(b.ctx, project, "heur-1")
-					sup, err6 := tx.SupportTasks(b.ctx, project, "heur-1")
+					sup, err6 := tx.ListSupport(b.ctx, project, "heur-1")
 					fb, err7 := tx.ListHeuristicFeedback(b.ctx, project, "heur-1")
 					recalls, err8 := tx.ListRecalls(b.ctx, project, store.RecallFilter{RefID: "heur-1"})
 					skills, err9 := tx.ListSkills(b.ctx, project, store.SkillFilter{})

@@ -1,79 +1,27 @@
-// Package backupsvc exports projects as JSONL and imports such files:
-// backups, sharing learned patterns between projects, git-friendly
-// snapshots. Imports are idempotent (records keep their ids) and run in
-// one transaction; derived aggregates are rebuilt afterwards by the
-// subsystems that own them.
 package backupsvc
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
-	"time"
 
+	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/internal/app"
-	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
 )
 
-// ExportFormat identifies kaizen's JSONL export.
-const ExportFormat = "kaizen-export"
-
-// exportVersion is bumped when record shapes change incompatibly.
-const exportVersion = 1
-
-// Record types of the export, in the order they are written (dependencies
-// first). Derived data is not exported: criterion feedback events are the
-// outcomes' (learning.FeedbackEvents), and every aggregate (pattern counts,
-// maturity sums, criteria) is rebuilt from the events on import.
-const (
-	recHeader           = "header"
-	recPattern          = "pattern"
-	recMaturity         = "maturity"
-	recMaturityFeedback = "maturity_feedback"
-	recOutcome          = "outcome"
-	recError            = "error"
-)
-
-type exportLine struct {
-	Type   string          `json:"type"`
-	Record json.RawMessage `json:"record"`
-}
-
-type exportHeader struct {
-	Format     string    `json:"format"`
-	Version    int       `json:"version"`
-	ExportedAt time.Time `json:"exported_at"`
-	Projects   []string  `json:"projects"`
-	Kaizen     string    `json:"kaizen"`
-}
-
-// ExportOptions selects what to export.
-type ExportOptions struct {
-	// Projects to export; empty means the engine's default project.
-	Projects []string `json:"projects,omitempty"`
-	// All exports every project.
-	All bool `json:"all,omitempty"`
-}
-
-// ExportResult counts exported records by type.
-type ExportResult struct {
-	Projects []string       `json:"projects"`
-	Records  map[string]int `json:"records"`
-}
-
 // Export writes the selected projects as JSONL: a header line, then one
-// record per line in a stable order with stable field names.
+// record per line in a stable order with stable field names, every record
+// type of every subsystem, read in one consistent snapshot.
 func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*ExportResult, error) {
 	const op = "export"
 	res := ExportResult{Records: map[string]int{}}
 	bw := bufio.NewWriter(w)
+	written := 0
 	write := func(typ string, v any) error {
 		rec, err := json.Marshal(v)
 		if err != nil {
@@ -85,6 +33,10 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 		}
 		if typ != recHeader {
 			res.Records[typ]++
+			written++
+			if opts.Progress != nil && written%progressEvery == 0 {
+				opts.Progress(written)
+			}
 		}
 		_, err = bw.Write(append(line, '\n'))
 		return err
@@ -115,36 +67,13 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 			return err
 		}
 		for _, p := range projects {
-			var err error
-			var patterns []learning.Pattern
-			// positive patterns before anti-patterns, so sources are known first
-			err = tx.EachPattern(ctx, p, func(x learning.Pattern) error { patterns = append(patterns, x); return nil })
-			if err != nil {
+			if err := exportLearning(ctx, tx, p, write); err != nil {
 				return err
 			}
-			slices.SortStableFunc(patterns, func(a, b learning.Pattern) int {
-				return boolOrder(a.Kind == learning.KindAntiPattern) - boolOrder(b.Kind == learning.KindAntiPattern)
-			})
-			for _, x := range patterns {
-				if err := write(recPattern, x); err != nil {
-					return err
-				}
-			}
-			ms, err := tx.ListMaturity(ctx, p)
-			if err != nil {
+			if err := exportExplore(ctx, tx, p, write); err != nil {
 				return err
 			}
-			for _, m := range ms {
-				if err := write(recMaturity, m); err != nil {
-					return err
-				}
-			}
-			steps := []error{
-				tx.EachMaturityFeedback(ctx, p, func(x learning.MaturityFeedback) error { return write(recMaturityFeedback, x) }),
-				tx.EachOutcome(ctx, p, func(x learning.Outcome) error { return write(recOutcome, x) }),
-				tx.EachError(ctx, p, func(x learning.ErrorEntry) error { return write(recError, x) }),
-			}
-			if err := errors.Join(steps...); err != nil {
+			if err := exportExperience(ctx, tx, p, write); err != nil {
 				return err
 			}
 		}
@@ -156,7 +85,168 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 	if err := bw.Flush(); err != nil {
 		return nil, app.Wrap(op, err)
 	}
+	if opts.Progress != nil {
+		opts.Progress(written)
+	}
 	return &res, nil
+}
+
+type writeFunc func(typ string, v any) error
+
+// exportLearning writes the learning system's records: patterns (positive
+// ones before anti-patterns, so that sources come first), maturity
+// records, observations, outcomes, errors and tracked tasks.
+func exportLearning(ctx context.Context, tx store.Tx, p string, write writeFunc) error {
+	var patterns []learning.Pattern
+	if err := tx.EachPattern(ctx, p, func(x learning.Pattern) error { patterns = append(patterns, x); return nil }); err != nil {
+		return err
+	}
+	slices.SortStableFunc(patterns, func(a, b learning.Pattern) int {
+		return boolOrder(a.Kind == learning.KindAntiPattern) - boolOrder(b.Kind == learning.KindAntiPattern)
+	})
+	for _, x := range patterns {
+		if err := write(recPattern, x); err != nil {
+			return err
+		}
+	}
+	ms, err := tx.ListMaturity(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if err := write(recMaturity, m); err != nil {
+			return err
+		}
+	}
+	return errors.Join(
+		tx.EachMaturityFeedback(ctx, p, func(x learning.MaturityFeedback) error { return write(recMaturityFeedback, x) }),
+		tx.EachOutcome(ctx, p, func(x learning.Outcome) error { return write(recOutcome, x) }),
+		tx.EachError(ctx, p, func(x learning.ErrorEntry) error { return write(recError, x) }),
+		pages(func(limit, offset int) ([]learning.Task, error) {
+			return tx.ListTasks(ctx, p, store.TaskFilter{Limit: limit, Offset: offset})
+		}, func(x learning.Task) error { return write(recTask, x) }),
+	)
+}
+
+// exploreSettingsKey is where the exploration service keeps a project's
+// settings (package exploresvc).
+func exploreSettingsKey(project string) string { return "explore/" + project }
+
+// exportExplore writes the exploration settings and sessions.
+func exportExplore(ctx context.Context, tx store.Tx, p string, write writeFunc) error {
+	settings, err := tx.GetMeta(ctx, exploreSettingsKey(p))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return err
+	default:
+		if err := write(recExploreSettings, exploreSettingsRecord{Project: p, Settings: json.RawMessage(settings)}); err != nil {
+			return err
+		}
+	}
+	return pages(func(limit, offset int) ([]store.ExploreSession, error) {
+		return tx.ListExploreSessions(ctx, p, store.ExploreFilter{Limit: limit, Offset: offset})
+	}, func(x store.ExploreSession) error { return write(recExploreSession, x) })
+}
+
+// exportExperience writes the experience system's records: turns,
+// signals, task experiences, heuristics with their evidence, support and
+// verdicts, recalls, skills and their versions.
+func exportExperience(ctx context.Context, tx store.Tx, p string, write writeFunc) error {
+	err := errors.Join(
+		pages(func(limit, offset int) ([]experience.Turn, error) {
+			return tx.ListTurns(ctx, p, store.TurnFilter{Limit: limit, Offset: offset})
+		}, func(x experience.Turn) error { return write(recTurn, x) }),
+		pages(func(limit, offset int) ([]experience.FeedbackSignal, error) {
+			return tx.ListSignals(ctx, p, store.SignalFilter{Limit: limit, Offset: offset})
+		}, func(x experience.FeedbackSignal) error { return write(recSignal, x) }),
+		pages(func(limit, offset int) ([]experience.TaskExperience, error) {
+			return tx.ListExperiences(ctx, p, store.PageFilter{Limit: limit, Offset: offset})
+		}, func(x experience.TaskExperience) error { return write(recExperience, x) }),
+	)
+	if err != nil {
+		return err
+	}
+	var heuristics []experience.Heuristic
+	if err := tx.EachHeuristic(ctx, p, nil, func(h experience.Heuristic) error {
+		heuristics = append(heuristics, h)
+		return write(recHeuristic, h)
+	}); err != nil {
+		return err
+	}
+	for _, h := range heuristics {
+		evidence, err := tx.ListEvidence(ctx, p, h.ID)
+		if err != nil {
+			return err
+		}
+		for _, x := range evidence {
+			if err := write(recHeuristicEvidence, x); err != nil {
+				return err
+			}
+		}
+		support, err := tx.ListSupport(ctx, p, h.ID)
+		if err != nil {
+			return err
+		}
+		for _, x := range support {
+			if err := write(recHeuristicSupport, supportRecord{Project: p, HeuristicID: h.ID, TaskID: x.TaskID, At: x.At}); err != nil {
+				return err
+			}
+		}
+		verdicts, err := tx.ListHeuristicFeedback(ctx, p, h.ID)
+		if err != nil {
+			return err
+		}
+		for _, x := range verdicts {
+			if err := write(recHeuristicFeedback, x); err != nil {
+				return err
+			}
+		}
+	}
+	if err := pages(func(limit, offset int) ([]experience.RecallEvent, error) {
+		return tx.ListRecalls(ctx, p, store.RecallFilter{Limit: limit, Offset: offset})
+	}, func(x experience.RecallEvent) error { return write(recRecall, x) }); err != nil {
+		return err
+	}
+	var skills []experience.Skill
+	if err := pages(func(limit, offset int) ([]experience.Skill, error) {
+		return tx.ListSkills(ctx, p, store.SkillFilter{Limit: limit, Offset: offset})
+	}, func(x experience.Skill) error { skills = append(skills, x); return write(recSkill, x) }); err != nil {
+		return err
+	}
+	for _, sk := range skills {
+		versions, err := tx.ListSkillVersions(ctx, p, sk.ID)
+		if err != nil {
+			return err
+		}
+		for _, v := range versions {
+			if err := write(recSkillVersion, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pageSize is how many records an export reads at a time.
+const pageSize = 1000
+
+// pages reads a listing page by page and calls emit for every record.
+func pages[T any](list func(limit, offset int) ([]T, error), emit func(T) error) error {
+	for offset := 0; ; offset += pageSize {
+		page, err := list(pageSize, offset)
+		if err != nil {
+			return err
+		}
+		for _, x := range page {
+			if err := emit(x); err != nil {
+				return err
+			}
+		}
+		if len(page) < pageSize {
+			return nil
+		}
+	}
 }
 
 func boolOrder(b bool) int {
@@ -164,348 +254,4 @@ func boolOrder(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// ImportOptions control an import.
-type ImportOptions struct {
-	// Project, when set, receives every record (sharing learned patterns
-	// into another project); otherwise records keep their own project.
-	Project string `json:"project,omitempty"`
-}
-
-// ImportCount is the number of records of one type inserted and skipped
-// (already present).
-type ImportCount struct {
-	Inserted int `json:"inserted"`
-	Skipped  int `json:"skipped"`
-}
-
-// ImportResult reports an import.
-type ImportResult struct {
-	Projects []string               `json:"projects"`
-	Records  map[string]ImportCount `json:"records"`
-	// Remapped counts imported patterns merged into an existing pattern of
-	// the same content under another id.
-	Remapped int `json:"remapped"`
-}
-
-// importState carries the id mapping of one import.
-type importState struct {
-	s       *Service
-	tx      store.Tx
-	target  string
-	res     *ImportResult
-	touched map[string]bool
-	// ids maps project → imported pattern id → local pattern id.
-	ids map[string]map[string]string
-	// gens maps project → imported pattern id → (imported gen, local gen).
-	gens map[string]map[string][2]int64
-}
-
-// Import reads a JSONL export and inserts its records in one transaction,
-// then rebuilds the aggregates of the projects it touched. Importing the
-// same file again changes nothing. A pattern whose content already exists
-// under another id is merged into the existing pattern: its evidence is
-// added there. Any invalid line aborts the whole import.
-func (s *Service) Import(ctx context.Context, r io.Reader, opts ImportOptions) (*ImportResult, error) {
-	const op = "import"
-	if opts.Project != "" {
-		if err := app.ValidProject(opts.Project); err != nil {
-			return nil, app.Invalid(op, "project", "%v", err)
-		}
-	}
-	var lines [][]byte
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4*app.MaxInputBytes)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
-			lines = append(lines, slices.Clone(sc.Bytes()))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &app.Error{Op: op, Kind: app.KindInvalid, Message: "read: " + err.Error(), Err: err}
-	}
-	if len(lines) == 0 {
-		return nil, app.Invalid(op, "", "empty input: expected a %s header line", ExportFormat)
-	}
-	var head exportLine
-	var hdr exportHeader
-	if err := json.Unmarshal(lines[0], &head); err != nil || head.Type != recHeader ||
-		json.Unmarshal(head.Record, &hdr) != nil || hdr.Format != ExportFormat {
-		return nil, app.Invalid(op, "line 1", "not a %s header", ExportFormat)
-	}
-	if hdr.Version != exportVersion {
-		return nil, app.Invalid(op, "line 1", "unsupported export version %d (this kaizen reads %d)", hdr.Version, exportVersion)
-	}
-	var res *ImportResult
-	err := s.env.Update(ctx, op, func(tx store.Tx) error {
-		res = &ImportResult{Records: map[string]ImportCount{}, Projects: []string{}}
-		st := &importState{s: s, tx: tx, target: opts.Project, res: res, touched: map[string]bool{},
-			ids: map[string]map[string]string{}, gens: map[string]map[string][2]int64{}}
-		for i, line := range lines[1:] {
-			if err := st.line(ctx, line); err != nil {
-				var ke *app.Error
-				if errors.As(err, &ke) && ke.Kind == app.KindInvalid {
-					ke.Field = fmt.Sprintf("line %d", i+2) + prefixField(ke.Field)
-					return ke
-				}
-				return fmt.Errorf("line %d: %w", i+2, err)
-			}
-		}
-		for p := range st.touched {
-			res.Projects = append(res.Projects, p)
-			if err := s.learning.RebuildTx(ctx, tx, p, s.env.Now()); err != nil {
-				return err
-			}
-		}
-		slices.Sort(res.Projects)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
-func prefixField(f string) string {
-	if f == "" {
-		return ""
-	}
-	return " " + f
-}
-
-func (st *importState) count(typ string, inserted bool) {
-	c := st.res.Records[typ]
-	if inserted {
-		c.Inserted++
-	} else {
-		c.Skipped++
-	}
-	st.res.Records[typ] = c
-}
-
-// project applies the target override and validates.
-func (st *importState) project(p string) (string, error) {
-	if st.target != "" {
-		p = st.target
-	}
-	if err := app.ValidProject(p); err != nil {
-		return "", app.Invalid("import", "project", "%v", err)
-	}
-	st.touched[p] = true
-	return p, nil
-}
-
-// patternID maps an imported pattern id to the local one.
-func (st *importState) patternID(project, id string) (string, error) {
-	if local, ok := st.ids[project][id]; ok {
-		return local, nil
-	}
-	return "", app.Invalid("import", "pattern_id", "references pattern %q, which is not earlier in the file", id)
-}
-
-// generation maps an imported event generation to the local pattern's for
-// a pattern merged under another id; ok is false for evidence of an older
-// generation of a merged pattern. Events of patterns kept under their own
-// id keep their generation.
-func (st *importState) generation(project, id string, gen int64) (int64, bool) {
-	g, ok := st.gens[project][id]
-	if !ok || g[0] == g[1] {
-		return gen, true
-	}
-	return g[1], gen == g[0]
-}
-
-func decodeRecord[T any](raw json.RawMessage) (T, error) {
-	var v T
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return v, app.JSONError("import", err)
-	}
-	return v, nil
-}
-
-func (st *importState) line(ctx context.Context, line []byte) error {
-	var l exportLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return app.JSONError("import", err)
-	}
-	tx := st.tx
-	switch l.Type {
-	case recPattern:
-		p, err := decodeRecord[learning.Pattern](l.Record)
-		if err != nil {
-			return err
-		}
-		return st.pattern(ctx, p)
-	case recMaturity:
-		m, err := decodeRecord[learning.Maturity](l.Record)
-		if err != nil {
-			return err
-		}
-		if m.Project, err = st.project(m.Project); err != nil {
-			return err
-		}
-		local, err := st.patternID(m.Project, m.PatternID)
-		if err != nil {
-			return err
-		}
-		if local != m.PatternID { // merged: the local pattern keeps its own state
-			st.count(recMaturity, false)
-			return nil
-		}
-		if m.Manual != "" && m.Manual != learning.Proven && m.Manual != learning.Deprecated {
-			return app.Invalid("import", "manual_state", "invalid %q", m.Manual)
-		}
-		_, err = tx.GetMaturity(ctx, m.Project, m.PatternID)
-		if err == nil {
-			st.count(recMaturity, false)
-			return nil
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		st.count(recMaturity, true)
-		return tx.PutMaturity(ctx, m)
-	case recMaturityFeedback:
-		f, err := decodeRecord[learning.MaturityFeedback](l.Record)
-		if err != nil {
-			return err
-		}
-		if f.Project, err = st.project(f.Project); err != nil {
-			return err
-		}
-		if err := app.ValidID("import", "id", f.ID); err != nil {
-			return err
-		}
-		if !f.Type.Valid() || app.CheckFloat("import", "weight", f.Weight) != nil || f.Weight < 0 {
-			return app.Invalid("import", "maturity_feedback", "invalid type %q or weight %v", f.Type, f.Weight)
-		}
-		orig := f.PatternID
-		if f.PatternID, err = st.patternID(f.Project, orig); err != nil {
-			return err
-		}
-		var ok bool
-		if f.Generation, ok = st.generation(f.Project, orig, f.Generation); !ok {
-			f.Generation = -1
-		}
-		ins, err := tx.InsertMaturityFeedback(ctx, f)
-		st.count(recMaturityFeedback, ins)
-		return err
-	case recOutcome:
-		o, err := decodeRecord[learning.Outcome](l.Record)
-		if err != nil {
-			return err
-		}
-		if o.Project, err = st.project(o.Project); err != nil {
-			return err
-		}
-		if err := app.ValidID("import", "id", o.ID); err != nil {
-			return err
-		}
-		if !o.Score.Type.Valid() || app.CheckFloat("import", "raw_score", o.Score.Raw) != nil || o.Score.Raw < 0 || o.Score.Raw > 1 {
-			return app.Invalid("import", "score", "invalid type %q or raw_score %v", o.Score.Type, o.Score.Raw)
-		}
-		for _, c := range o.Criteria {
-			if err := learning.ValidateName("criteria", c); err != nil {
-				return app.Invalid("import", "criteria", "%v", err)
-			}
-		}
-		for i, id := range o.Patterns {
-			if o.Patterns[i], err = st.patternID(o.Project, id); err != nil {
-				return err
-			}
-		}
-		ins, err := tx.InsertOutcome(ctx, o)
-		st.count(recOutcome, ins)
-		return err
-	case recError:
-		x, err := decodeRecord[learning.ErrorEntry](l.Record)
-		if err != nil {
-			return err
-		}
-		if x.Project, err = st.project(x.Project); err != nil {
-			return err
-		}
-		if err := app.ValidID("import", "id", x.ID); err != nil {
-			return err
-		}
-		if !x.Type.Valid() {
-			return app.Invalid("import", "error_type", "unknown type %q", x.Type)
-		}
-		ins, err := tx.InsertError(ctx, x)
-		st.count(recError, ins)
-		return err
-	default:
-		return app.Invalid("import", "type", "unknown record type %q", l.Type)
-	}
-}
-
-// pattern imports a pattern, merging it into an existing pattern with the
-// same content key when one exists under another id.
-func (st *importState) pattern(ctx context.Context, p learning.Pattern) error {
-	var err error
-	if p.Project, err = st.project(p.Project); err != nil {
-		return err
-	}
-	if err := app.ValidID("import", "id", p.ID); err != nil {
-		return err
-	}
-	if err := learningsvc.PatternContent("import", "content", p.Content); err != nil && p.Kind == learning.KindPattern {
-		return err
-	}
-	if p.Kind != learning.KindPattern && p.Kind != learning.KindAntiPattern {
-		return app.Invalid("import", "kind", "invalid %q", p.Kind)
-	}
-	if p.SuccessCount < 0 || p.FailureCount < 0 {
-		return app.Invalid("import", "success_count", "counts must be >= 0")
-	}
-	if st.ids[p.Project] == nil {
-		st.ids[p.Project], st.gens[p.Project] = map[string]string{}, map[string][2]int64{}
-	}
-	importedID := p.ID
-	if p.Kind == learning.KindAntiPattern {
-		src, ok := st.ids[p.Project][p.SourceID]
-		if !ok {
-			src = p.SourceID // source not in the file: keep the reference as is
-		}
-		p.SourceID, p.ID = src, learning.AntiPatternID(src)
-	}
-	p.AntiPatternID = "" // relinked by the rebuild
-	ins, err := st.tx.InsertPattern(ctx, p)
-	if err != nil {
-		return err
-	}
-	local := p
-	if !ins {
-		if local, err = st.tx.GetPattern(ctx, p.Project, p.ID); errors.Is(err, store.ErrNotFound) && p.Kind == learning.KindPattern {
-			var ok bool
-			if local, ok, err = learningsvc.FindPattern(ctx, st.tx, p.Project, p.Content); err == nil && !ok {
-				err = fmt.Errorf("pattern %s conflicts with an existing pattern", p.ID)
-			}
-			st.res.Remapped++
-		}
-		if err != nil {
-			return err
-		}
-	}
-	st.count(recPattern, ins)
-	st.ids[p.Project][importedID] = local.ID
-	if local.ID != importedID && p.Kind == learning.KindPattern {
-		st.gens[p.Project][importedID] = [2]int64{p.Generation, local.Generation}
-	}
-	return nil
-}
-
-// Service runs exports and imports.
-type Service struct {
-	env      *app.Env
-	learning *learningsvc.Service
-	version  string
-}
-
-// New returns the backup service; version is written in export headers.
-func New(env *app.Env, learning *learningsvc.Service, version string) *Service {
-	return &Service{env: env, learning: learning, version: version}
 }

@@ -218,8 +218,13 @@ func (s *Service) GetHeuristic(ctx context.Context, project, id string) (*Heuris
 		if d.Evidence, err = tx.ListEvidence(ctx, project, id); err != nil {
 			return err
 		}
-		if d.SupportTasks, err = tx.SupportTasks(ctx, project, id); err != nil {
+		support, err := tx.ListSupport(ctx, project, id)
+		if err != nil {
 			return err
+		}
+		d.SupportTasks = make([]string, len(support))
+		for i, sp := range support {
+			d.SupportTasks[i] = sp.TaskID
 		}
 		if d.Feedback, err = tx.ListHeuristicFeedback(ctx, project, id); err != nil {
 			return err

@@ -24,9 +24,9 @@ import (
 // given up is left alone by the periodic looks.
 
 const (
-	// xpQueueMax bounds the tasks waiting for extraction; a task that does
+	// queueMax bounds the tasks waiting for extraction; a task that does
 	// not fit is found again by the rescan of the next start.
-	xpQueueMax = 1024
+	queueMax = 1024
 	// rescanWindow and rescanMax bound the rescan on start: outcomes
 	// recorded in the last 7 days, at most rescanMax tasks in all
 	// (newest first per project), reading at most rescanOutcomes outcomes
@@ -34,13 +34,13 @@ const (
 	rescanWindow   = 7 * 24 * time.Hour
 	rescanMax      = 256
 	rescanOutcomes = 1000
-	// xpMaxAttempts is the number of extraction attempts of a queued task
+	// maxAttempts is the number of extraction attempts of a queued task
 	// (the first and three retries) before it is given up until its next
 	// outcome or the next start.
-	xpMaxAttempts = 4
-	// xpMinBackoff is the least wait before a retry: the n-th retry waits
-	// max(delay, xpMinBackoff)·2^(n-1), so 1s, 2s, 4s with a short delay.
-	xpMinBackoff = time.Second
+	maxAttempts = 4
+	// minBackoff is the least wait before a retry: the n-th retry waits
+	// max(delay, minBackoff)·2^(n-1), so 1s, 2s, 4s with a short delay.
+	minBackoff = time.Second
 	// rescanSlack widens each periodic rescan back in time, for outcomes
 	// committed late or stamped by a clock a little behind.
 	rescanSlack = 30 * time.Second
@@ -68,7 +68,7 @@ type ExperienceWorkerStats struct {
 	// Extracted counts the experiences extracted; Cached the tasks found
 	// already extracted; Skipped those with nothing to learn from (no
 	// captured turns); Retried the failed attempts that were retried;
-	// Failed the tasks given up after xpMaxAttempts attempts; Dropped the
+	// Failed the tasks given up after maxAttempts attempts; Dropped the
 	// tasks not queued because the queue was full.
 	Extracted int64 `json:"extracted"`
 	Cached    int64 `json:"cached"`
@@ -238,11 +238,11 @@ func (w *extractWorker) enqueue(k extractKey, rescan bool) bool {
 			return false
 		}
 		j.due, j.attempts = due, 0
-	case len(w.pending) >= xpQueueMax:
+	case len(w.pending) >= queueMax:
 		w.mu.Unlock()
 		w.dropped.Add(1)
 		w.s.env.Logger.Warn("experience extraction queue is full: the task is left for the next start",
-			"project", k.project, "bead_id", k.task, "queued", xpQueueMax)
+			"project", k.project, "bead_id", k.task, "queued", queueMax)
 		return false
 	default:
 		w.seq++
@@ -260,7 +260,7 @@ func (w *extractWorker) enqueue(k extractKey, rescan bool) bool {
 // retry queues a failed task again after a backoff, unless a new outcome
 // queued it meanwhile (that one wins, with fresh attempts).
 func (w *extractWorker) retry(k extractKey, attempts int) {
-	backoff := max(w.delay, xpMinBackoff) << (attempts - 1)
+	backoff := max(w.delay, minBackoff) << (attempts - 1)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.pending[k]; ok || w.stopped {
@@ -391,7 +391,7 @@ func (w *extractWorker) extract(ctx context.Context, k extractKey, j *extractJob
 		return
 	}
 	j.attempts++
-	if j.attempts >= xpMaxAttempts {
+	if j.attempts >= maxAttempts {
 		w.failed.Add(1)
 		w.giveUp(k)
 		log.Warn("background experience extraction failed; giving up until the task's next outcome or the next start",

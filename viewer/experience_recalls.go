@@ -56,7 +56,7 @@ func (v *Viewer) recallList(w http.ResponseWriter, r *http.Request) error {
 		d.Items = append(d.Items, recallRow{rc, injectedCount(rc.Items)})
 	}
 	d.listView = paging("/recalls", []any{"project", d.Project, "task", task, "ref", ref}, offset, limit, list.Total, len(list.Items))
-	return v.renderList(w, r, "xp_recalls", d)
+	return v.renderList(w, r, "experience_recalls", d)
 }
 
 // ---- a recall ----
@@ -130,6 +130,6 @@ func (v *Viewer) recallPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.base = v.base(r, "Recall "+rc.ID, "recalls")
 	d.Path = "/recalls"
-	v.render(w, r, http.StatusOK, "xp_recall", d, "layout")
+	v.render(w, r, http.StatusOK, "experience_recall", d, "layout")
 	return nil
 }

@@ -56,7 +56,7 @@ func (v *Viewer) heuristicList(w http.ResponseWriter, r *http.Request) error {
 	d.Items = list.Items
 	d.listView = paging("/heuristics", []any{"project", d.Project, "q", search, "status", status, "kind", kind},
 		offset, limit, list.Total, len(list.Items))
-	return v.renderList(w, r, "xp_heuristics", d)
+	return v.renderList(w, r, "experience_heuristics", d)
 }
 
 // ---- a heuristic ----
@@ -177,7 +177,7 @@ func serveDetail[P any](v *Viewer, w http.ResponseWriter, r *http.Request,
 
 func (v *Viewer) renderHeuristic(w http.ResponseWriter, r *http.Request, status int, p *heuristicView) {
 	// The project switcher leaves the heuristic (ids are per project).
-	v.renderDetail(w, r, status, "xp_heuristic", "heuristic-panel", "Heuristic "+p.H.ID, "heuristics", "/heuristics", p)
+	v.renderDetail(w, r, status, "experience_heuristic", "heuristic-panel", "Heuristic "+p.H.ID, "heuristics", "/heuristics", p)
 }
 
 // renderDetail renders a detail page with its panel, or only the panel

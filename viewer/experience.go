@@ -17,9 +17,9 @@ import (
 // ListRecalls). Task ids and skill names are text agents chose, so every
 // link escapes them as path segments or query values.
 
-// xpRoutes are the experience pages and actions, mounted like every page
+// experienceRoutes are the experience pages and actions, mounted like every page
 // (session cookie, login redirect, form size limit).
-func (v *Viewer) xpRoutes(page func(pattern string, h handlerFunc) server.Route) []server.Route {
+func (v *Viewer) experienceRoutes(page func(pattern string, h handlerFunc) server.Route) []server.Route {
 	return []server.Route{
 		page("GET /heuristics", v.heuristicList),
 		page("GET /heuristics/{$}", v.noHeuristic),

@@ -2,9 +2,7 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"net/http"
-	"strings"
 
 	"github.com/kaizenhq/kaizen"
 )
@@ -36,26 +34,26 @@ func (s *Server) experienceRoutes() []Route {
 	e := s.engine
 	return []Route{
 		api("POST /api/v1/turns", bodyAction(s, "capture", http.StatusOK, captureProject, e.Capture)),
-		api("GET /api/v1/turns", listAction(s, "list turns", e.ListTurns, func(q query, limit, offset int) kaizen.TurnQuery {
-			return kaizen.TurnQuery{Project: q.str("project"), TaskID: q.str("bead_id"), Limit: limit, Offset: offset}
+		api("GET /api/v1/turns", listAction(s, "list turns", e.ListTurns, func(q query, limit, offset int) (kaizen.TurnQuery, error) {
+			return kaizen.TurnQuery{Project: q.str("project"), TaskID: q.str("bead_id"), Limit: limit, Offset: offset}, nil
 		}, "project", "bead_id", "limit", "offset")),
 
 		api("POST /api/v1/signals/extract", bodyAction(s, "extract signals", http.StatusOK, signalsProject, e.ExtractSignals)),
-		api("GET /api/v1/signals", listAction(s, "list signals", e.ListSignals, func(q query, limit, offset int) kaizen.SignalQuery {
-			return kaizen.SignalQuery{Project: q.str("project"), TaskID: q.str("bead_id"), Type: q.str("type"), Limit: limit, Offset: offset}
+		api("GET /api/v1/signals", listAction(s, "list signals", e.ListSignals, func(q query, limit, offset int) (kaizen.SignalQuery, error) {
+			return kaizen.SignalQuery{Project: q.str("project"), TaskID: q.str("bead_id"), Type: q.str("type"), Limit: limit, Offset: offset}, nil
 		}, "project", "bead_id", "type", "limit", "offset")),
 
 		api("POST /api/v1/experiences/extract", bodyAction(s, "extract experience", http.StatusOK, experienceProject, e.ExtractExperience)),
-		api("GET /api/v1/experiences", listAction(s, "list experiences", e.ListExperiences, func(q query, limit, offset int) kaizen.ExperienceQuery {
-			return kaizen.ExperienceQuery{Project: q.str("project"), Limit: limit, Offset: offset}
+		api("GET /api/v1/experiences", listAction(s, "list experiences", e.ListExperiences, func(q query, limit, offset int) (kaizen.ExperienceQuery, error) {
+			return kaizen.ExperienceQuery{Project: q.str("project"), Limit: limit, Offset: offset}, nil
 		}, "project", "limit", "offset")),
 		api("GET /api/v1/experiences/{bead_id}", pathAction(s, "get experience", "bead_id", e.GetExperience)),
 		api("POST /api/v1/extraction/request", bodyAction(s, "extraction request", http.StatusOK, extractionRequestProject, e.ExtractionRequest)),
 		api("POST /api/v1/extraction/submit", bodyAction(s, "extraction submit", http.StatusOK, extractionSubmitProject, e.SubmitExtraction)),
 
-		api("GET /api/v1/heuristics", listAction(s, "list heuristics", e.ListHeuristics, func(q query, limit, offset int) kaizen.HeuristicQuery {
+		api("GET /api/v1/heuristics", listAction(s, "list heuristics", e.ListHeuristics, func(q query, limit, offset int) (kaizen.HeuristicQuery, error) {
 			return kaizen.HeuristicQuery{Project: q.str("project"), Status: commaList(q.list("status")), Kind: q.str("kind"),
-				Search: q.str("search"), Limit: limit, Offset: offset}
+				Search: q.str("search"), Limit: limit, Offset: offset}, nil
 		}, "project", "status...", "kind", "search", "limit", "offset")),
 		api("GET /api/v1/heuristics/{id}", pathAction(s, "get heuristic", "id", e.GetHeuristic)),
 		api("POST /api/v1/heuristics/{id}/feedback", pathBodyAction(s, "heuristic feedback", "id",
@@ -64,12 +62,12 @@ func (s *Server) experienceRoutes() []Route {
 			heuristicActionProject, heuristicActionID, e.HeuristicAction)),
 
 		api("POST /api/v1/recall", bodyAction(s, "recall", http.StatusOK, recallProject, e.Recall)),
-		api("GET /api/v1/recalls", listAction(s, "list recalls", e.ListRecalls, func(q query, limit, offset int) kaizen.RecallQuery {
-			return kaizen.RecallQuery{Project: q.str("project"), TaskID: q.str("bead_id"), RefID: q.str("ref_id"), Limit: limit, Offset: offset}
+		api("GET /api/v1/recalls", listAction(s, "list recalls", e.ListRecalls, func(q query, limit, offset int) (kaizen.RecallQuery, error) {
+			return kaizen.RecallQuery{Project: q.str("project"), TaskID: q.str("bead_id"), RefID: q.str("ref_id"), Limit: limit, Offset: offset}, nil
 		}, "project", "bead_id", "ref_id", "limit", "offset")),
 
-		api("GET /api/v1/skills", listAction(s, "list skills", e.ListSkills, func(q query, limit, offset int) kaizen.SkillQuery {
-			return kaizen.SkillQuery{Project: q.str("project"), Status: q.str("status"), Search: q.str("search"), Limit: limit, Offset: offset}
+		api("GET /api/v1/skills", listAction(s, "list skills", e.ListSkills, func(q query, limit, offset int) (kaizen.SkillQuery, error) {
+			return kaizen.SkillQuery{Project: q.str("project"), Status: q.str("status"), Search: q.str("search"), Limit: limit, Offset: offset}, nil
 		}, "project", "status", "search", "limit", "offset")),
 		api("GET /api/v1/skills/export", s.exportSkills),
 		{Pattern: "POST /api/v1/skills/import", Handler: s.api(s.importSkills), MaxBodyBytes: s.opts.MaxImportBytes},
@@ -80,60 +78,6 @@ func (s *Server) experienceRoutes() []Route {
 
 		api("POST /api/v1/reembed", projectAction(s, "reembed", e.Reembed)),
 	}
-}
-
-// pathBodyAction is an action on the record named by the path parameter
-// param, with the rest of the input in the JSON body: the path fills the
-// body's id field (named field in errors), which may repeat it but not
-// contradict it.
-func pathBodyAction[In, Out any](s *Server, op, param string, project func(*In) *string,
-	id func(*In) (*string, string), do func(context.Context, In) (Out, error)) apiFunc {
-	return bodyActionWith(s, op, http.StatusOK, project, func(r *http.Request, in *In) error {
-		ref, field := id(in)
-		switch v := r.PathValue(param); {
-		case *ref == "":
-			*ref = v
-		case *ref != v:
-			return invalidRequest(op, field, "the path names %q and the body %q", v, *ref)
-		}
-		return nil
-	}, do)
-}
-
-// listAction is a listing: the query parameters (allowed, with paging)
-// make the engine's query.
-func listAction[Q, Out any](s *Server, op string, do func(context.Context, Q) (Out, error),
-	build func(q query, limit, offset int) Q, allowed ...string) apiFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := parseQuery(r, op, allowed...)
-		if err != nil {
-			return err
-		}
-		limit, offset, err := q.page()
-		if err != nil {
-			return err
-		}
-		res, err := do(r.Context(), build(q, limit, offset))
-		if err != nil {
-			return err
-		}
-		s.reply(w, r, http.StatusOK, res)
-		return nil
-	}
-}
-
-// commaList splits the values of a repeatable, comma-separated parameter,
-// dropping empty items.
-func commaList(vals []string) []string {
-	var out []string
-	for _, v := range vals {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }
 
 // exportSkills answers the skill bundle itself (kaizen-skill-bundle v1).

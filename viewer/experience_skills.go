@@ -45,7 +45,7 @@ func (v *Viewer) skillList(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Items = list.Items
 	d.listView = paging("/skills", []any{"project", d.Project, "q", search, "status", status}, offset, limit, list.Total, len(list.Items))
-	return v.renderList(w, r, "xp_skills", d)
+	return v.renderList(w, r, "experience_skills", d)
 }
 
 // ---- a skill ----
@@ -84,7 +84,7 @@ func (v *Viewer) skillPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (v *Viewer) renderSkill(w http.ResponseWriter, r *http.Request, status int, p *skillView) {
-	v.renderDetail(w, r, status, "xp_skill", "skill-panel", "Skill "+p.S.Name, "skills", "/skills", p)
+	v.renderDetail(w, r, status, "experience_skill", "skill-panel", "Skill "+p.S.Name, "skills", "/skills", p)
 }
 
 // skillStatus moves a skill to another state.

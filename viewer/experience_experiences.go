@@ -36,7 +36,7 @@ func (v *Viewer) experienceList(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Items = list.Items
 	d.listView = paging("/experiences", []any{"project", d.Project}, offset, limit, list.Total, len(list.Items))
-	return v.renderList(w, r, "xp_experiences", d)
+	return v.renderList(w, r, "experience_experiences", d)
 }
 
 type experienceData struct {
@@ -62,7 +62,7 @@ func (v *Viewer) experiencePage(w http.ResponseWriter, r *http.Request) error {
 		Turns:   link("/turns", "project", project, "task", x.TaskID),
 		Recalls: link("/recalls", "project", project, "task", x.TaskID)}
 	d.Path = "/experiences"
-	v.render(w, r, http.StatusOK, "xp_experience", d, "layout")
+	v.render(w, r, http.StatusOK, "experience_experience", d, "layout")
 	return nil
 }
 
@@ -94,7 +94,7 @@ func (v *Viewer) signalList(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Items = list.Items
 	d.listView = paging("/signals", []any{"project", d.Project, "task", task, "type", typ}, offset, limit, list.Total, len(list.Items))
-	return v.renderList(w, r, "xp_signals", d)
+	return v.renderList(w, r, "experience_signals", d)
 }
 
 // ---- turns ----
@@ -122,5 +122,5 @@ func (v *Viewer) turnList(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.Items = list.Items
 	d.listView = paging("/turns", []any{"project", d.Project, "task", task}, offset, limit, list.Total, len(list.Items))
-	return v.renderList(w, r, "xp_turns", d)
+	return v.renderList(w, r, "experience_turns", d)
 }

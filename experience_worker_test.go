@@ -15,21 +15,9 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/model"
 )
-
-// eventually polls cond until it holds, failing the test at a generous
-// deadline: it waits for an effect, it does not measure speed.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // goodChat answers every call with the experience of lessonJSON, so that
 // a balanced extraction makes one call and a full one two.
@@ -65,7 +53,7 @@ func startWorker(t *testing.T, b *bundle) {
 	}
 	// Outcomes recorded from now on reach the worker through the hook in
 	// RecordOutcome, not through the rescan on start.
-	eventually(t, "the rescan on start", func() bool { return b.e.ExperienceWorkerStats().RescanDone })
+	testkit.Eventually(t, "the rescan on start", func() bool { return b.e.ExperienceWorkerStats().RescanDone })
 }
 
 // TestExperienceWorkerExtractsAfterOutcome: an outcome of a task with
@@ -85,7 +73,7 @@ func TestExperienceWorkerExtractsAfterOutcome(t *testing.T) {
 				if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
 					t.Fatal(err)
 				}
-				eventually(t, "the experience of task-1", func() bool { return hasExperience(b, "task-1") })
+				testkit.Eventually(t, "the experience of task-1", func() bool { return hasExperience(b, "task-1") })
 				exp, err := b.e.GetExperience(ctx, "", "task-1")
 				if err != nil {
 					t.Fatal(err)
@@ -97,7 +85,7 @@ func TestExperienceWorkerExtractsAfterOutcome(t *testing.T) {
 				if err != nil || hs.Total != 1 {
 					t.Fatalf("heuristics from the background extraction: %+v (%v)", hs, err)
 				}
-				eventually(t, "the worker's count", func() bool { return b.e.ExperienceWorkerStats().Extracted == 1 })
+				testkit.Eventually(t, "the worker's count", func() bool { return b.e.ExperienceWorkerStats().Extracted == 1 })
 				if n := srv.calls.Load(); n != tc.calls {
 					t.Fatalf("%s mode: %d model calls, want %d", tc.mode, n, tc.calls)
 				}
@@ -106,7 +94,7 @@ func TestExperienceWorkerExtractsAfterOutcome(t *testing.T) {
 				if _, err := b.e.RecordOutcome(ctx, outcome("task-1", false)); err != nil {
 					t.Fatal(err)
 				}
-				eventually(t, "the second outcome handled", func() bool { return b.e.ExperienceWorkerStats().Cached == 1 })
+				testkit.Eventually(t, "the second outcome handled", func() bool { return b.e.ExperienceWorkerStats().Cached == 1 })
 				s := b.e.ExperienceWorkerStats()
 				if n := srv.calls.Load(); n != tc.calls || s.ModelCalls != tc.calls || s.Extracted != 1 || s.Failed != 0 {
 					t.Fatalf("after a second outcome: %d model calls (want %d), stats %+v", n, tc.calls, s)
@@ -144,7 +132,7 @@ func TestExperienceWorkerDebounces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("Close waited for queued work")
 	}
 	if s := b.e.ExperienceWorkerStats(); s.Running {
@@ -184,7 +172,7 @@ func TestExperienceWorkerOneAtATime(t *testing.T) {
 	if _, err := b.e.RecordOutcome(ctx, outcome("first", true)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the first extraction in flight", func() bool { return srv.calls.Load() == 1 })
+	testkit.Eventually(t, "the first extraction in flight", func() bool { return srv.calls.Load() == 1 })
 	conversation(t, b, "second")
 	for _, task := range []string{"late-turns", "no-turns", "second"} {
 		if _, err := b.e.RecordOutcome(ctx, outcome(task, true)); err != nil {
@@ -193,7 +181,7 @@ func TestExperienceWorkerOneAtATime(t *testing.T) {
 	}
 	conversation(t, b, "late-turns") // after its outcome
 	unblock()
-	eventually(t, "every task handled", func() bool {
+	testkit.Eventually(t, "every task handled", func() bool {
 		s := b.e.ExperienceWorkerStats()
 		return s.Extracted+s.Skipped+s.Failed+s.Retried >= 4
 	})
@@ -262,7 +250,7 @@ func TestExperienceWorkerRescansOnStart(t *testing.T) {
 
 	b = open(later.Add(time.Hour))
 	startWorker(t, b)
-	eventually(t, "the rescanned tasks extracted", func() bool { return b.e.ExperienceWorkerStats().Extracted == 3 })
+	testkit.Eventually(t, "the rescanned tasks extracted", func() bool { return b.e.ExperienceWorkerStats().Extracted == 3 })
 	for _, task := range []string{"task-a", "task-b"} {
 		if !hasExperience(b, task) {
 			t.Errorf("%s not extracted after the restart", task)
@@ -363,7 +351,7 @@ func TestExperienceWorkerCloseCancelsInFlight(t *testing.T) {
 	if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the model call in flight", func() bool { return slow.calls.Load() == 1 })
+	testkit.Eventually(t, "the model call in flight", func() bool { return slow.calls.Load() == 1 })
 	closed := make(chan error, 1)
 	go func() { closed <- b.e.Close() }()
 	select {
@@ -371,10 +359,10 @@ func TestExperienceWorkerCloseCancelsInFlight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second): // the model would answer in 10 minutes
+	case <-time.After(testkit.Patience): // the model would answer in 10 minutes
 		t.Fatal("Close waited for the model instead of cancelling the extraction")
 	}
-	eventually(t, "the model request cancelled", func() bool { return cancelled.Load() == 1 })
+	testkit.Eventually(t, "the model request cancelled", func() bool { return cancelled.Load() == 1 })
 
 	// Nothing half written: no experience, signals or heuristics.
 	fast := goodChat(t)
@@ -392,7 +380,7 @@ func TestExperienceWorkerCloseCancelsInFlight(t *testing.T) {
 	}
 	// The next start finds the task again.
 	startWorker(t, b)
-	eventually(t, "the experience after the restart", func() bool { return hasExperience(b, "task-1") })
+	testkit.Eventually(t, "the experience after the restart", func() bool { return hasExperience(b, "task-1") })
 	if fast.calls.Load() != 1 || slow.calls.Load() != 1 {
 		t.Fatalf("calls: slow %d, fast %d", slow.calls.Load(), fast.calls.Load())
 	}
@@ -439,7 +427,7 @@ func TestExperienceWorkerRetriesAndGivesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Four attempts (backoff 1s, 2s, 4s), then it gives up.
-	eventually(t, "the worker giving up", func() bool { return b.e.ExperienceWorkerStats().Failed == 1 })
+	testkit.Eventually(t, "the worker giving up", func() bool { return b.e.ExperienceWorkerStats().Failed == 1 })
 	s := b.e.ExperienceWorkerStats()
 	if s.Retried != 3 || srv.calls.Load() != 4 || s.Pending != 0 || hasExperience(b, "task-1") {
 		t.Fatalf("after giving up: stats %+v, %d calls", s, srv.calls.Load())
@@ -458,7 +446,7 @@ func TestExperienceWorkerRetriesAndGivesUp(t *testing.T) {
 	if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the experience after the model recovered", func() bool { return hasExperience(b, "task-1") })
+	testkit.Eventually(t, "the experience after the model recovered", func() bool { return hasExperience(b, "task-1") })
 	if s := b.e.ExperienceWorkerStats(); s.Extracted != 1 || srv.calls.Load() != 5 {
 		t.Fatalf("after recovery: stats %+v, %d calls", s, srv.calls.Load())
 	}
@@ -554,7 +542,7 @@ func TestExperienceWorkerFindsOtherProcessesOutcomes(t *testing.T) {
 		if _, err := other.e.RecordOutcome(ctx, outcome("task-9", true)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the other process's task extracted", func() bool { return hasExperience(a, "task-9") })
+		testkit.Eventually(t, "the other process's task extracted", func() bool { return hasExperience(a, "task-9") })
 		if n := srv.calls.Load(); n != 1 {
 			t.Fatalf("%d model calls, want 1", n)
 		}
@@ -571,7 +559,7 @@ func TestExperienceWorkerFindsOtherProcessesOutcomes(t *testing.T) {
 		if _, err := other.e.RecordOutcome(ctx, outcome("task-9", true)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the extraction given up", func() bool { return a.e.ExperienceWorkerStats().Failed == 1 })
+		testkit.Eventually(t, "the extraction given up", func() bool { return a.e.ExperienceWorkerStats().Failed == 1 })
 		calls := failing.calls.Load()
 		// Many rescan periods later, no new attempt was made.
 		time.Sleep(300 * time.Millisecond)

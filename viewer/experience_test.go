@@ -14,8 +14,8 @@ import (
 	"github.com/kaizenhq/kaizen/experience"
 )
 
-// xpSeed is what seedXP recorded.
-type xpSeed struct {
+// experienceSeed is what seedExperience recorded.
+type experienceSeed struct {
 	heuristic string // the heuristic both experiences taught
 	skill     string // the skill's id
 	recall    string // a stored recall that considered the heuristic
@@ -41,9 +41,9 @@ func experienceJSON(t *testing.T, goal, rule, trigger, why, evidence string) jso
 	return data
 }
 
-// seedXP records, through the engine, two tasks' turns and experiences
+// seedExperience records, through the engine, two tasks' turns and experiences
 // teaching the same lesson, a skill, a recall and a helpful verdict.
-func seedXP(t *testing.T, b *testBundle, project string) xpSeed {
+func seedExperience(t *testing.T, b *testBundle, project string) experienceSeed {
 	t.Helper()
 	ctx := context.Background()
 	e := b.engine
@@ -69,7 +69,7 @@ func seedXP(t *testing.T, b *testBundle, project string) xpSeed {
 	if err != nil || list.Total != 1 {
 		t.Fatalf("heuristics after two experiences: %+v %v", list, err)
 	}
-	s := xpSeed{heuristic: list.Items[0].ID}
+	s := experienceSeed{heuristic: list.Items[0].ID}
 	skill, err := json.Marshal(map[string]any{"name": "fix-flaky-tests", "description": "Fix a flaky test at its cause",
 		"when_to_use": "A test passes and fails without code changes.",
 		"steps":       []string{"Run the test in a loop until it fails.", "Find the shared state with `go test -race`."},
@@ -94,10 +94,10 @@ func seedXP(t *testing.T, b *testBundle, project string) xpSeed {
 	return s
 }
 
-func TestXPPages(t *testing.T) {
+func TestExperiencePages(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withClock)
-	s := seedXP(t, b, "proj")
+	s := seedExperience(t, b, "proj")
 	h, err := b.engine.GetHeuristic(context.Background(), "proj", s.heuristic)
 	if err != nil {
 		t.Fatal(err)
@@ -257,10 +257,10 @@ func TestXPPages(t *testing.T) {
 	}
 }
 
-func TestXPNotFoundAndBadQueries(t *testing.T) {
+func TestExperienceNotFoundAndBadQueries(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	seedXP(t, b, "proj")
+	seedExperience(t, b, "proj")
 	for _, path := range []string{
 		"/heuristics?status=bogus", "/heuristics?kind=bogus", "/heuristics?limit=0", "/heuristics?offset=-1",
 		"/heuristics?q=" + url.QueryEscape(strings.Repeat("x", 300)), // over the engine's 256 bytes
@@ -297,7 +297,7 @@ func TestXPNotFoundAndBadQueries(t *testing.T) {
 	contains(t, "not found", r.body, "no heuristic heur-nope in project proj")
 }
 
-func TestXPEmptyPages(t *testing.T) {
+func TestExperienceEmptyPages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	for path, want := range map[string]string{
@@ -318,10 +318,10 @@ func TestXPEmptyPages(t *testing.T) {
 	}
 }
 
-func TestXPHeuristicActions(t *testing.T) {
+func TestExperienceHeuristicActions(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	s := seedXP(t, b, "proj")
+	s := seedExperience(t, b, "proj")
 	ctx := context.Background()
 	path := "/heuristics/" + s.heuristic
 	get := func() *kaizen.HeuristicDetail {
@@ -402,10 +402,10 @@ func TestXPHeuristicActions(t *testing.T) {
 	}
 }
 
-func TestXPSkillStatus(t *testing.T) {
+func TestExperienceSkillStatus(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	s := seedXP(t, b, "proj")
+	s := seedExperience(t, b, "proj")
 	path := "/skills/" + s.skill
 	r := b.must(b.htmx("POST", path+"/status?project=proj", "skill-panel", url.Values{"status": {"active"}}), http.StatusOK)
 	contains(t, "activate", r.body, "Skill active.", `<span class="state state-active">active</span>`)

@@ -19,7 +19,7 @@ import (
 
 // The experience system (seed 001): captured turns, feedback signals and
 // task experiences. Heuristics, skills and recall have their own files
-// (xp_heuristic.go, xp_skill.go, xp_recall.go).
+// (experience_heuristic.go, experience_skill.go, experience_recall.go).
 
 func init() {
 	register(captureCommand)

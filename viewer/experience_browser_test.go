@@ -9,17 +9,17 @@ import (
 	"github.com/kaizenhq/kaizen/experience"
 )
 
-// TestXPBrowser opens the experience pages in headless Chromium (skipped
+// TestExperienceBrowser opens the experience pages in headless Chromium (skipped
 // without it, as TestBrowser): it judges a heuristic and archives it
 // through the forms, and checks that hostile text on every page stays
 // text.
-func TestXPBrowser(t *testing.T) {
+func TestExperienceBrowser(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	br := startBrowser(t)
 	ctx := context.Background()
-	s := seedXP(t, b, "proj")
-	heuristic, skill, recall, task := xpPayloads(t, b, "evil")
+	s := seedExperience(t, b, "proj")
+	heuristic, skill, recall, task := experiencePayloads(t, b, "evil")
 
 	// From the list to the heuristic's page.
 	br.open(b.ts.URL + "/heuristics")

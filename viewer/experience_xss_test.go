@@ -17,10 +17,10 @@ import (
 const mdPayload = "[click me](javascript:alert(1)) ![x](javascript:alert(1)) <a href=\"javascript:alert(1)\">a</a>\n" +
 	"# <script>alert(1)</script>\n<img src=x onerror=alert(1)>"
 
-// xpPayloads records payloads through the engine in every text of the
+// experiencePayloads records payloads through the engine in every text of the
 // experience system the viewer shows; it returns the heuristic, skill and
 // recall ids and the hostile task id.
-func xpPayloads(t *testing.T, b *testBundle, project string) (heuristic, skill, recall, task string) {
+func experiencePayloads(t *testing.T, b *testBundle, project string) (heuristic, skill, recall, task string) {
 	t.Helper()
 	ctx := context.Background()
 	e := b.engine
@@ -81,13 +81,13 @@ func xpPayloads(t *testing.T, b *testBundle, project string) (heuristic, skill, 
 	return heuristic, skill, rc.ID, task
 }
 
-// TestXPXSSPayloadsEscaped checks every experience page, fragment and
+// TestExperienceXSSPayloadsEscaped checks every experience page, fragment and
 // action answer shows the payloads as text.
-func TestXPXSSPayloadsEscaped(t *testing.T) {
+func TestExperienceXSSPayloadsEscaped(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	for _, project := range []string{"proj", evilProject} {
-		heuristic, skill, recall, task := xpPayloads(t, b, project)
+		heuristic, skill, recall, task := experiencePayloads(t, b, project)
 		p := url.QueryEscape(project)
 		tq := url.QueryEscape(task)
 		pages := []string{
