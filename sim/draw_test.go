@@ -125,13 +125,13 @@ func TestOutcomeModelFollowsSuccess(t *testing.T) {
 	if share := float64(kind[1][learning.Helpful]) / float64(n[1]); share < 0.8 {
 		t.Errorf("%.0f%% of successes scored helpful, want most", share*100)
 	}
-	if share := float64(kind[0][learning.Harmful]) / float64(n[0]); share < 0.6 {
-		t.Errorf("%.0f%% of failures scored harmful, want most", share*100)
+	if share := float64(kind[0][learning.Harmful]) / float64(n[0]); share < 0.6 || share > 0.95 {
+		t.Errorf("%.0f%% of failures scored harmful, want most but not all", share*100)
 	}
 	if kind[0][learning.Helpful] != 0 {
 		t.Errorf("a failure scored helpful")
 	}
-	if dur[0]/float64(n[0]) < 2*dur[1]/float64(n[1]) || errs[0]/float64(n[0]) < 2 {
+	if dur[0]/float64(n[0]) < 1.5*dur[1]/float64(n[1]) || errs[0]/float64(n[0]) < 1.5 {
 		t.Errorf("failures: mean %.0f ms and %.1f errors; successes: %.0f ms", dur[0]/float64(n[0]), errs[0]/float64(n[0]), dur[1]/float64(n[1]))
 	}
 }
