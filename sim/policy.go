@@ -72,6 +72,7 @@ type PolicyError struct {
 	Message string
 }
 
+// Error renders the policy and what is wrong with it.
 func (e *PolicyError) Error() string {
 	if e.Spec == "" {
 		return "policies: " + e.Message

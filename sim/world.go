@@ -170,6 +170,7 @@ type WorldError struct {
 	Err     error
 }
 
+// Error renders "world SOURCE: KEY: message".
 func (e *WorldError) Error() string {
 	var b strings.Builder
 	b.WriteString("world")
@@ -183,6 +184,7 @@ func (e *WorldError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the decoder error, if any.
 func (e *WorldError) Unwrap() error { return e.Err }
 
 // worldFile is the TOML shape; pointers tell absent from zero.
