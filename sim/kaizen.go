@@ -17,6 +17,7 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/learning"
+	_ "github.com/kaizenhq/kaizen/store/sqlite" // the policies run the engine on throwaway SQLite stores
 )
 
 // KaizenOptions configures the kaizen policies.
