@@ -81,8 +81,11 @@ func ParseCommand(line string) (Command, error) {
 	if prog == "" {
 		return c, &ValidationError{Object: "command", Msg: "no program to run", Err: ErrEmptyCommand}
 	}
-	c.Program = prog
-	c.Family = strings.Join(append([]string{prog}, words...), " ")
+	c.Program = oneLine(prog)
+	for i := range words {
+		words[i] = oneLine(words[i])
+	}
+	c.Family = Truncate(strings.Join(append([]string{c.Program}, words...), " "), MaxIDLen-4)
 	for i := 0; i < len(rest); i++ {
 		w := rest[i]
 		if w == "--" {
@@ -112,6 +115,16 @@ func FamilyOf(line string) string {
 		return ""
 	}
 	return c.Family
+}
+
+// oneLine replaces control characters so that a family can serve as an id.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func cleanArg(w string) string {

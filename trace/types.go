@@ -77,6 +77,10 @@ type FixAction struct {
 	Detail string        `json:"detail"`
 	// Correction is set on prompts that read as a user correcting the agent.
 	Correction bool `json:"correction,omitempty"`
+	// ExitCode of a command action, when known.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Failed is set on a command action that failed.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Attempt is one try at a skill (seed: Attempt). Index counts from 1.
