@@ -161,7 +161,9 @@ type TraceUpdate struct {
 const maxRecentIDs = 64
 
 // Feed applies one event to a session's assembly state and returns the new
-// state and the traces it changed. It does not modify st.
+// state and the traces it changed. It does not modify st. A failed attempt
+// carries its fingerprint hashes in Signatures; a service that also runs a
+// Grouper may append the group id (Assignment.GroupID).
 //
 // Rules: a command whose family is an inspection (ls, git status…) or is
 // ignored changes nothing. Otherwise the command's skill is SkillID or
@@ -293,7 +295,7 @@ func (st *AssemblerState) command(ev Event, cfg AssemblyConfig) ([]TraceUpdate, 
 	a := Attempt{
 		Timestamp:          ev.Time,
 		Context:            attemptContext(ev, cmd),
-		ActivatedArtifacts: boundedStrings(ev.Artifacts, MaxArtifacts),
+		ActivatedArtifacts: boundedStrings(append(CommandArtifacts(cmd), ev.Artifacts...), MaxArtifacts),
 		Result:             TruncateTail(ev.Output, cfg.MaxResultLen),
 		Success:            !failed,
 		ExitCode:           ev.ExitCode,
@@ -657,4 +659,43 @@ func firstNonEmptySlice(a, b []string) []string {
 		return a
 	}
 	return b
+}
+
+// LastFailure returns the last attempt of the session's open chain for a
+// command (or for skillID when set): the attempt a pre-execution check
+// should pass as CheckQuery.RecentSignatures when the agent retries.
+func (st *AssemblerState) LastFailure(command, skillID string) (Attempt, bool) {
+	if skillID == "" {
+		c, err := ParseCommand(command)
+		if err != nil {
+			return Attempt{}, false
+		}
+		skillID = "cmd:" + c.Family
+	}
+	for i := range st.Open {
+		tr := &st.Open[i].Trace
+		if tr.SkillID == skillID && len(tr.Attempts) > 0 {
+			return cloneTrace(*tr).Attempts[len(tr.Attempts)-1], true
+		}
+	}
+	return Attempt{}, false
+}
+
+// scriptRunners run a script file given as their first argument.
+var scriptRunners = set("python", "node", "bash", "sh", "zsh", "ruby", "php", "perl", "deno", "bun", "Rscript", "pwsh", "lua")
+
+// CommandArtifacts returns the project files a command runs: a script
+// given by path (./scripts/test.sh, bin/api) or passed to an interpreter
+// (python app/main.py, node server.js).
+func CommandArtifacts(c Command) []string {
+	var out []string
+	if strings.Contains(c.Program, "/") || isPathWord(c.Program) {
+		out = append(out, c.Program)
+	}
+	if scriptRunners[c.Program] {
+		if words := strings.Fields(strings.TrimPrefix(c.Family, c.Program)); len(words) == 1 && !strings.HasPrefix(words[0], "-") && isPathWord(words[0]) {
+			out = append(out, words[0])
+		}
+	}
+	return out
 }

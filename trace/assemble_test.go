@@ -50,8 +50,8 @@ func TestAssembleFailRetrySuccess(t *testing.T) {
 	}
 	s.feed(Event{Kind: EventAssistant, Text: "I'll add encoding='utf-8' to the open call. Then rerun."})
 	s.feed(Event{Kind: EventEdit, Path: "/home/dev/proj/load_notes.py"})
-	s.run("ls -la", 0, "")                         // inspection: not a fix
-	s.run("git diff", 0, "")                       // inspection: not a fix
+	s.run("ls -la", 0, "")   // inspection: not a fix
+	s.run("git diff", 0, "") // inspection: not a fix
 	ups = s.run("python load_notes.py notes.txt", 0, "42 notes")
 	if len(ups) != 1 || ups[0].Kind != UpdateClosed {
 		t.Fatalf("updates = %+v, want the chain closed", ups)
@@ -297,5 +297,28 @@ func TestInferFailure(t *testing.T) {
 		if got := InferFailure(c.exit, c.output); got != c.failed {
 			t.Errorf("InferFailure(%v, %.30q) = %v", c.exit, c.output, got)
 		}
+	}
+}
+
+func TestCommandArtifactsAndLastFailure(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]string{
+		"./scripts/test.sh --fast": "scripts/test.sh", "python app/main.py": "app/main.py", "node server.js": "server.js",
+		"bash deploy.sh": "deploy.sh", "go test ./...": "", "python -m pytest": "",
+	} {
+		c, _ := ParseCommand(cmd)
+		got := strings.Join(CommandArtifacts(c), ",")
+		if got != want {
+			t.Errorf("CommandArtifacts(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	s := newSession(t)
+	s.run("python app/main.py", 1, pyEncodingError)
+	a, ok := s.st.LastFailure("python3 ./app/main.py --retry", "")
+	if !ok || a.Index != 1 || len(a.Signatures) != 2 || a.ActivatedArtifacts[0] != "app/main.py" {
+		t.Errorf("LastFailure = %+v, %v", a, ok)
+	}
+	if _, ok := s.st.LastFailure("go test", ""); ok {
+		t.Error("a failure for a command with no open chain")
 	}
 }

@@ -694,7 +694,7 @@ func family(argv []string, depth int) (string, []string, []string) {
 		}
 		i++
 	}
-	return prog, words, rest[i:]
+	return prog, words, rest[min(i, len(rest)):]
 }
 
 var composeFlags = set("-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi", "--progress", "--parallel")

@@ -89,7 +89,9 @@ func analyze(output, command string) finding {
 	consider(detectRust(lines))
 	consider(detectJava(lines))
 	consider(detectShell(lines, prog))
-	consider(detectGeneric(lines))
+	if best.score < 5 {
+		consider(detectGeneric(text, lines))
+	}
 	if best.raw == "" {
 		best.raw = best.msg
 	}
@@ -122,6 +124,8 @@ func isEnvironmental(typ, msg string) bool {
 // ---- database tools ----
 
 type dbRule struct {
+	lit     string // a literal every match contains (cheap prefilter)
+	lit2    string // or this one
 	re      *regexp.Regexp
 	typ     string
 	msg     string // template with %1, %2 for submatches
@@ -129,43 +133,46 @@ type dbRule struct {
 }
 
 var dbRules = []dbRule{
-	{re: regexp.MustCompile(`relation "([^"]+)" does not exist`), typ: "postgres:42P01", msg: `relation "%1" does not exist`},
-	{re: regexp.MustCompile(`column "([^"]+)"(?: of relation "[^"]+")? does not exist`), typ: "postgres:42703", msg: `column "%1" does not exist`},
-	{re: regexp.MustCompile(`ERROR:\s+column ([\w.]+) does not exist`), typ: "postgres:42703", msg: `column "%1" does not exist`},
-	{re: regexp.MustCompile(`duplicate key value violates unique constraint "([^"]+)"`), typ: "postgres:23505", msg: `duplicate key value violates unique constraint "%1"`},
-	{re: regexp.MustCompile(`null value in column "([^"]+)"(?: of relation "[^"]+")? violates not-null constraint`), typ: "postgres:23502", msg: `null value in column "%1" violates not-null constraint`},
-	{re: regexp.MustCompile(`violates foreign key constraint "([^"]+)"`), typ: "postgres:23503", msg: `violates foreign key constraint "%1"`},
-	{re: regexp.MustCompile(`violates check constraint "([^"]+)"`), typ: "postgres:23514", msg: `violates check constraint "%1"`},
-	{re: regexp.MustCompile(`syntax error at or near "([^"]*)"`), typ: "postgres:42601", msg: `syntax error at or near "%1"`},
-	{re: regexp.MustCompile(`syntax error at end of input`), typ: "postgres:42601", msg: `syntax error at end of input`},
-	{re: regexp.MustCompile(`permission denied for (table|relation|schema|sequence|database|function|view) "?([\w.]+)"?`), typ: "postgres:42501", msg: `permission denied for %1 "%2"`},
-	{re: regexp.MustCompile(`password authentication failed for user "([^"]+)"`), typ: "postgres:28P01", msg: `password authentication failed for user "%1"`},
-	{re: regexp.MustCompile(`role "([^"]+)" does not exist`), typ: "postgres:28000", msg: `role "%1" does not exist`},
-	{re: regexp.MustCompile(`database "([^"]+)" does not exist`), typ: "postgres:3D000", msg: `database "%1" does not exist`},
-	{re: regexp.MustCompile(`deadlock detected`), typ: "postgres:40P01", msg: `deadlock detected`},
-	{re: regexp.MustCompile(`canceling statement due to statement timeout`), typ: "postgres:57014", msg: `canceling statement due to statement timeout`},
-	{re: regexp.MustCompile(`could not serialize access due to`), typ: "postgres:40001", msg: `could not serialize access`},
-	{re: regexp.MustCompile(`too many clients already|remaining connection slots are reserved`), typ: "postgres:53300", msg: `too many connections`},
-	{re: regexp.MustCompile(`connection to server at .*? failed: Connection refused|could not connect to server: Connection refused|Connection to \S+ refused\. Check that the hostname and port are correct`), typ: "postgres:08001", msg: `connection refused`},
-	{re: regexp.MustCompile(`connection to server on socket "[^"]*" failed: No such file or directory`), typ: "postgres:08001", msg: `server socket missing`},
-	{re: regexp.MustCompile(`(?:ERROR|FATAL|PANIC):\s+(.*?)\s*\(SQLSTATE ([0-9A-Z]{5})\)`), typ: "postgres:%2", msg: `%1`},
-	{re: regexp.MustCompile(`(?m)ERROR (\d{4}) \(([0-9A-Z]{5})\)(?: at line \d+)?: (.*)$`), typ: "mysql:%1", msg: `%3`},
-	{re: regexp.MustCompile(`(?m)Error (\d{4}) \(([0-9A-Z]{5})\): (.*)$`), typ: "mysql:%1", msg: `%3`},
-	{re: regexp.MustCompile(`(?m)Error (1\d{3}|2\d{3}): (.*)$`), typ: "mysql:%1", msg: `%2`},
-	{re: regexp.MustCompile(`no such table: ([\w.]+)`), typ: "sqlite:no_such_table", msg: `no such table: %1`},
-	{re: regexp.MustCompile(`no such column: ([\w.]+)`), typ: "sqlite:no_such_column", msg: `no such column: %1`},
-	{re: regexp.MustCompile(`(UNIQUE|NOT NULL|FOREIGN KEY|CHECK|PRIMARY KEY) constraint failed(?:: ([\w.]+))?`), typ: "sqlite:constraint", msg: `%1 constraint failed: %2`},
-	{re: regexp.MustCompile(`database is locked`), typ: "sqlite:busy", msg: `database is locked`},
-	{re: regexp.MustCompile(`attempt to write a readonly database`), typ: "sqlite:readonly", msg: `attempt to write a readonly database`},
-	{re: regexp.MustCompile(`unable to open database file`), typ: "sqlite:cantopen", msg: `unable to open database file`},
-	{re: regexp.MustCompile(`file is not a database`), typ: "sqlite:notadb", msg: `file is not a database`},
-	{re: regexp.MustCompile(`Can't locate revision identified by '([^']*)'`), typ: "alembic:missing_revision", msg: `can't locate revision`},
-	{re: regexp.MustCompile(`Target database is not up to date`), typ: "alembic:not_up_to_date", msg: `target database is not up to date`},
-	{re: regexp.MustCompile(`Multiple head revisions are present`), typ: "alembic:multiple_heads", msg: `multiple head revisions are present`},
+	{lit: "\" does not exist", re: regexp.MustCompile(`relation "([^"]+)" does not exist`), typ: "postgres:42P01", msg: `relation "%1" does not exist`},
+	{lit: "\" does not exist", re: regexp.MustCompile(`column "([^"]+)"(?: of relation "[^"]+")? does not exist`), typ: "postgres:42703", msg: `column "%1" does not exist`},
+	{lit: " does not exist", re: regexp.MustCompile(`ERROR:\s+column ([\w.]+) does not exist`), typ: "postgres:42703", msg: `column "%1" does not exist`},
+	{lit: "duplicate key value", re: regexp.MustCompile(`duplicate key value violates unique constraint "([^"]+)"`), typ: "postgres:23505", msg: `duplicate key value violates unique constraint "%1"`},
+	{lit: "null value in column", re: regexp.MustCompile(`null value in column "([^"]+)"(?: of relation "[^"]+")? violates not-null constraint`), typ: "postgres:23502", msg: `null value in column "%1" violates not-null constraint`},
+	{lit: "violates foreign key", re: regexp.MustCompile(`violates foreign key constraint "([^"]+)"`), typ: "postgres:23503", msg: `violates foreign key constraint "%1"`},
+	{lit: "violates check", re: regexp.MustCompile(`violates check constraint "([^"]+)"`), typ: "postgres:23514", msg: `violates check constraint "%1"`},
+	{lit: "syntax error at or near", re: regexp.MustCompile(`syntax error at or near "([^"]*)"`), typ: "postgres:42601", msg: `syntax error at or near "%1"`},
+	{lit: "syntax error at end of input", re: regexp.MustCompile(`syntax error at end of input`), typ: "postgres:42601", msg: `syntax error at end of input`},
+	{lit: "permission denied for ", re: regexp.MustCompile(`permission denied for (table|relation|schema|sequence|database|function|view) "?([\w.]+)"?`), typ: "postgres:42501", msg: `permission denied for %1 "%2"`},
+	{lit: "password authentication failed", re: regexp.MustCompile(`password authentication failed for user "([^"]+)"`), typ: "postgres:28P01", msg: `password authentication failed for user "%1"`},
+	{lit: "\" does not exist", re: regexp.MustCompile(`role "([^"]+)" does not exist`), typ: "postgres:28000", msg: `role "%1" does not exist`},
+	{lit: "\" does not exist", re: regexp.MustCompile(`database "([^"]+)" does not exist`), typ: "postgres:3D000", msg: `database "%1" does not exist`},
+	{lit: "deadlock detected", re: regexp.MustCompile(`deadlock detected`), typ: "postgres:40P01", msg: `deadlock detected`},
+	{lit: "canceling statement", re: regexp.MustCompile(`canceling statement due to statement timeout`), typ: "postgres:57014", msg: `canceling statement due to statement timeout`},
+	{lit: "could not serialize", re: regexp.MustCompile(`could not serialize access due to`), typ: "postgres:40001", msg: `could not serialize access`},
+	{lit: "too many clients", lit2: "remaining connection slots", re: regexp.MustCompile(`too many clients already|remaining connection slots are reserved`), typ: "postgres:53300", msg: `too many connections`},
+	{lit: "Connection refused", lit2: " refused. Check", re: regexp.MustCompile(`connection to server at .*? failed: Connection refused|could not connect to server: Connection refused|Connection to \S+ refused\. Check that the hostname and port are correct`), typ: "postgres:08001", msg: `connection refused`},
+	{lit: "connection to server on socket", re: regexp.MustCompile(`connection to server on socket "[^"]*" failed: No such file or directory`), typ: "postgres:08001", msg: `server socket missing`},
+	{lit: "SQLSTATE", re: regexp.MustCompile(`(?:ERROR|FATAL|PANIC):\s+(.*?)\s*\(SQLSTATE ([0-9A-Z]{5})\)`), typ: "postgres:%2", msg: `%1`},
+	{lit: "ERROR ", re: regexp.MustCompile(`(?m)ERROR (\d{4}) \(([0-9A-Z]{5})\)(?: at line \d+)?: (.*)$`), typ: "mysql:%1", msg: `%3`},
+	{lit: "Error ", re: regexp.MustCompile(`(?m)Error (\d{4}) \(([0-9A-Z]{5})\): (.*)$`), typ: "mysql:%1", msg: `%3`},
+	{lit: "Error ", re: regexp.MustCompile(`(?m)Error (1\d{3}|2\d{3}): (.*)$`), typ: "mysql:%1", msg: `%2`},
+	{lit: "no such table: ", re: regexp.MustCompile(`no such table: ([\w.]+)`), typ: "sqlite:no_such_table", msg: `no such table: %1`},
+	{lit: "no such column: ", re: regexp.MustCompile(`no such column: ([\w.]+)`), typ: "sqlite:no_such_column", msg: `no such column: %1`},
+	{lit: " constraint failed", re: regexp.MustCompile(`(UNIQUE|NOT NULL|FOREIGN KEY|CHECK|PRIMARY KEY) constraint failed(?:: ([\w.]+))?`), typ: "sqlite:constraint", msg: `%1 constraint failed: %2`},
+	{lit: "database is locked", re: regexp.MustCompile(`database is locked`), typ: "sqlite:busy", msg: `database is locked`},
+	{lit: "readonly database", re: regexp.MustCompile(`attempt to write a readonly database`), typ: "sqlite:readonly", msg: `attempt to write a readonly database`},
+	{lit: "unable to open database file", re: regexp.MustCompile(`unable to open database file`), typ: "sqlite:cantopen", msg: `unable to open database file`},
+	{lit: "file is not a database", re: regexp.MustCompile(`file is not a database`), typ: "sqlite:notadb", msg: `file is not a database`},
+	{lit: "Can't locate revision", re: regexp.MustCompile(`Can't locate revision identified by '([^']*)'`), typ: "alembic:missing_revision", msg: `can't locate revision`},
+	{lit: "Target database is not up to date", re: regexp.MustCompile(`Target database is not up to date`), typ: "alembic:not_up_to_date", msg: `target database is not up to date`},
+	{lit: "Multiple head revisions", re: regexp.MustCompile(`Multiple head revisions are present`), typ: "alembic:multiple_heads", msg: `multiple head revisions are present`},
 }
 
 func detectDB(text string) (finding, bool) {
 	for _, r := range dbRules {
+		if !strings.Contains(text, r.lit) && (r.lit2 == "" || !strings.Contains(text, r.lit2)) {
+			continue
+		}
 		loc := r.re.FindStringSubmatchIndex(text)
 		if loc == nil {
 			continue
@@ -457,7 +464,7 @@ func lastDotted(s string) string {
 
 var (
 	tsRe        = regexp.MustCompile(`^(\S+?)(?:\((\d+),(\d+)\)|:(\d+):(\d+))(?::| -) error (TS\d+): (.*)$`)
-	tsBareRe    = regexp.MustCompile(`^error (TS\d+): (.*)$`)
+	tsBareRe    = regexp.MustCompile(`^(?:error )?(TS\d{4,5}): (.*)$`)
 	jestTitleRe = regexp.MustCompile(`^\s*● (.+)$`)
 	vitestRe    = regexp.MustCompile(`^\s*FAIL\s+(\S+)\s+>\s+(.+)$`)
 	nodeErrRe   = regexp.MustCompile(`^(?:Uncaught )?((?:[A-Z]\w*)?(?:Error|Exception))(?: \[(\w+)\])?: (.*)$`)
@@ -511,7 +518,7 @@ func detectNode(lines []string) (finding, bool) {
 		if m := tsRe.FindStringSubmatch(l); m != nil {
 			return finding{lang: "node", typ: "ts:" + m[6], msg: m[7], raw: l, score: 85}, true
 		}
-		if m := tsBareRe.FindStringSubmatch(l); m != nil {
+		if m := tsBareRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			return finding{lang: "node", typ: "ts:" + m[1], msg: m[2], raw: l, score: 80}, true
 		}
 	}
@@ -700,8 +707,8 @@ func detectRust(lines []string) (finding, bool) {
 // ---- Java ----
 
 var (
-	javaExcRe       = regexp.MustCompile(`^(Exception in thread "[^"]*" |Caused by: )?((?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable|Failure|Failed))(?:: (.*))?$`)
-	javaAtRe        = regexp.MustCompile(`^\s*at (?:[\w.$]+/)?([\w.$<>]+)\.([\w$<>]+)\(([^)]*)\)`)
+	javaExcRe       = regexp.MustCompile(`^\s*(Exception in thread "[^"]*" |Caused by: )?((?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable|Failure|Failed))(?:: (.*))?$`)
+	javaAtRe        = regexp.MustCompile(`^\s*at (?:[\w.$@-]+/+)?([\w.$<>]+)\.([\w$<>]+)\(([^)]*)\)`)
 	mavenCompileRe  = regexp.MustCompile(`^\[ERROR\] (\S+\.java):\[(\d+),(\d+)\] (.*)$`)
 	javacRe         = regexp.MustCompile(`^(\S+\.java):(\d+): (?:error|错误): (.*)$`)
 	javaSymbolRe    = regexp.MustCompile(`^(?:\[ERROR\])?\s+symbol:\s+(.*)$`)
@@ -855,6 +862,9 @@ func detectShell(lines []string, prog string) (finding, bool) {
 	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
+		if !shellCandidate(t) {
+			continue
+		}
 		for _, re := range notFoundRes {
 			if m := re.FindStringSubmatch(t); m != nil {
 				take(finding{lang: "shell", typ: "shell:command_not_found", msg: "`" + path.Base(m[1]) + "`: command not found", raw: t, score: 85})
@@ -918,16 +928,37 @@ func detectShell(lines []string, prog string) (finding, bool) {
 	return best, ok
 }
 
+// shellLits are substrings one of which every line a shell rule matches
+// contains; other lines are skipped without running the rules.
+var shellLits = []string{"not found", "ot recognized", "nknown command", "ermission denied", "No such file", "Is a directory",
+	"Not a directory", "cannot execute", "Segmentation fault", "Killed", "Aborted", "Bus error", "Illegal instruction",
+	"Floating point", "make", "fatal: ", "rejected]", "CONFLICT (", "curl: (", "Docker daemon", "Error response from daemon",
+	"No space left", "Read-only file system", "File exists", "not empty", "not permitted", "Too many open files", "error: ",
+	"xit ", "xited with", "non-zero exit"}
+
+func shellCandidate(t string) bool {
+	for _, l := range shellLits {
+		if strings.Contains(t, l) {
+			return true
+		}
+	}
+	return false
+}
+
 // ---- anything else ----
 
 var genericRe = regexp.MustCompile(`(?i)\b(error|errors|fatal|failed|failure|exception|panic|cannot|can't|could not|couldn't|denied|refused|not found|no such|invalid|unable|abort|aborted|timed out|错误|失败|异常)\b`)
 
-func detectGeneric(lines []string) (finding, bool) {
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if t != "" && genericRe.MatchString(t) {
-			return finding{lang: "generic", typ: "generic:error", msg: t, raw: t, score: 5}, true
+func detectGeneric(text string, lines []string) (finding, bool) {
+	if loc := genericRe.FindStringIndex(text); loc != nil {
+		start := strings.LastIndexByte(text[:loc[0]], '\n') + 1
+		end := strings.IndexByte(text[loc[0]:], '\n')
+		t := text[start:]
+		if end >= 0 {
+			t = text[start : loc[0]+end]
 		}
+		t = strings.TrimSpace(t)
+		return finding{lang: "generic", typ: "generic:error", msg: t, raw: t, score: 5}, true
 	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if t := strings.TrimSpace(lines[i]); t != "" {

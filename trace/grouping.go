@@ -307,7 +307,10 @@ func (g *Grouper) find(sig Signature) Assignment {
 
 // similar returns the most similar group of the same type (and frame, when
 // both have one) with equal key tokens, if its Jaccard similarity reaches
-// the threshold.
+// the threshold. A group created under another normalisation version also
+// matches when one message generalises the other: they agree except where
+// one has a placeholder (<str>, <num>…) that the other's version did not
+// write, so a normaliser that masks more (or less) finds the old groups.
 func (g *Grouper) similar(sig Signature, toks []string) (string, float64) {
 	qset, qkeys := tokenSets(toks)
 	best, bestSim := "", 0.0
@@ -316,12 +319,17 @@ func (g *Grouper) similar(sig Signature, toks []string) (string, float64) {
 		if gr.Frame != "" && sig.Frame.File != "" && gr.Frame != sig.Frame.File {
 			continue
 		}
-		gset, gkeys := tokenSets(gr.Tokens)
-		if !sameSet(qkeys, gkeys) {
-			continue
+		s := 0.0
+		if gr.Version != g.cfg.Version && (generalises(toks, gr.Tokens) || generalises(gr.Tokens, toks)) {
+			s = 1
+		} else {
+			gset, gkeys := tokenSets(gr.Tokens)
+			if !sameSet(qkeys, gkeys) {
+				continue
+			}
+			s = jaccard(qset, gset)
 		}
-		s := jaccard(qset, gset)
-		if s > bestSim || s == bestSim && best != "" && id < best {
+		if s > bestSim || s == bestSim && best != "" && gr.Seq < g.groups[best].Seq {
 			best, bestSim = id, s
 		}
 	}
@@ -329,6 +337,36 @@ func (g *Grouper) similar(sig Signature, toks []string) (string, float64) {
 		return "", 0
 	}
 	return best, bestSim
+}
+
+// generalises reports whether pattern matches toks when each placeholder
+// token of pattern stands for the token at its place, and a lone <str>
+// (a masked quoted text, which may have held spaces) for one or more
+// tokens.
+func generalises(pattern, toks []string) bool {
+	if len(pattern) > 64 || len(toks) > 64 {
+		return false
+	}
+	// dp[i][j]: pattern[i:] matches toks[j:]
+	var dp [65][65]bool
+	dp[len(pattern)][len(toks)] = true
+	for i := len(pattern) - 1; i >= 0; i-- {
+		p := pattern[i]
+		str := strings.Trim(p, ".,;:()[]") == "<str>"
+		wild := strings.Contains(p, "<") && strings.Contains(p, ">")
+		for j := len(toks) - 1; j >= 0; j-- {
+			switch {
+			case str:
+				// absorb toks[j], then stop or go on absorbing
+				dp[i][j] = dp[i+1][j+1] || dp[i][j+1]
+			case wild:
+				dp[i][j] = dp[i+1][j+1]
+			default:
+				dp[i][j] = p == toks[j] && dp[i+1][j+1]
+			}
+		}
+	}
+	return dp[0][0]
 }
 
 func tokenSets(toks []string) (all, keys map[string]bool) {

@@ -100,6 +100,7 @@ type SessionWarnings struct {
 // set of patterns (NewPatternIndex) and reuse it across checks.
 type PatternIndex struct {
 	patterns []FailurePattern
+	args     []map[string]bool // per pattern, its argument set
 	bySkill  map[string][]int
 	byFamily map[string][]int
 	bySig    map[string][]int
@@ -115,6 +116,11 @@ func NewPatternIndex(patterns []FailurePattern) *PatternIndex {
 		}
 		i := len(ix.patterns)
 		ix.patterns = append(ix.patterns, clonePattern(p))
+		args := make(map[string]bool, len(p.Args))
+		for _, a := range p.Args {
+			args[a] = true
+		}
+		ix.args = append(ix.args, args)
 		ix.bySkill[p.SkillID] = append(ix.bySkill[p.SkillID], i)
 		if p.Family != "" {
 			ix.byFamily[p.Family] = append(ix.byFamily[p.Family], i)
@@ -173,13 +179,17 @@ func (ix *PatternIndex) Check(q CheckQuery, sess SessionWarnings, cfg CheckConfi
 		skill = "cmd:" + cmd.Family
 	}
 	type cand struct {
-		i     int
-		conf  float64
-		score float64
-		why   []string
+		i              int
+		conf, score    float64
+		errMatch       bool
+		argSim, ctxSim float64
 	}
 	var cands []cand
-	seen := map[int]bool{}
+	qargs := make(map[string]bool, len(cmd.Args))
+	for _, a := range cmd.Args {
+		qargs[a] = true
+	}
+	seen := make([]bool, len(ix.patterns))
 	consider := func(i int) {
 		if seen[i] {
 			return
@@ -192,30 +202,27 @@ func (ix *PatternIndex) Check(q CheckQuery, sess SessionWarnings, cfg CheckConfi
 		if cfg.NoRepeat && contains(sess.Warned, p.ID) {
 			return
 		}
-		var why []string
-		conf := 0.0
-		errMatch := false
+		c := cand{i: i}
 		for _, s := range q.RecentSignatures {
 			if contains(p.Signatures, s) {
-				errMatch = true
+				c.errMatch = true
 				break
 			}
 		}
-		if errMatch {
-			conf = 0.95
-			why = append(why, "the last attempt failed with this pattern's error")
+		if c.errMatch {
+			c.conf = 0.95
 		} else {
-			as := argSimilarity(cmd.Args, p.Args)
-			cs := contextShare(q.Context, p.Context)
+			c.argSim = setSimilarity(qargs, ix.args[i])
+			c.ctxSim = contextShare(q.Context, p.Context)
 			f := float64(p.Frequency)
-			conf = (0.5 + 0.3*as + 0.2*cs) * f / (f + 1)
-			conf = math.Round(conf*1e9) / 1e9 // exact at the thresholds
-			why = append(why, fmt.Sprintf("same %s; arguments %.2f, context %.2f, seen %d time(s)", skillOrFamily(p), as, cs, p.Frequency))
+			c.conf = (0.5 + 0.3*c.argSim + 0.2*c.ctxSim) * f / (f + 1)
+			c.conf = math.Round(c.conf*1e9) / 1e9 // exact at the thresholds
 		}
-		if conf < cfg.MinConfidence {
+		if c.conf < cfg.MinConfidence {
 			return
 		}
-		cands = append(cands, cand{i: i, conf: conf, score: conf * p.Weight, why: why})
+		c.score = c.conf * p.Weight
+		cands = append(cands, c)
 	}
 	for _, i := range ix.bySkill[skill] {
 		consider(i)
@@ -236,9 +243,13 @@ func (ix *PatternIndex) Check(q CheckQuery, sess SessionWarnings, cfg CheckConfi
 			break
 		}
 		p := &ix.patterns[c.i]
+		why := "the last attempt failed with this pattern's error"
+		if !c.errMatch {
+			why = fmt.Sprintf("same %s; arguments %.2f, context %.2f, seen %d time(s)", skillOrFamily(p), c.argSim, c.ctxSim, p.Frequency)
+		}
 		out = append(out, Warning{
 			PatternID: p.ID, SkillID: p.SkillID, ErrorType: p.ErrorType, Condition: p.Condition, Fix: p.SuggestedFix,
-			Confidence: math.Round(c.conf*1000) / 1000, Reasons: c.why,
+			Confidence: math.Round(c.conf*1000) / 1000, Reasons: []string{why},
 			Message: fmt.Sprintf("Known failure (seen %d×, last %s): %s. Known fix: %s",
 				p.Frequency, p.LastOccurred.UTC().Format("2006-01-02"), p.Condition, p.SuggestedFix),
 		})
@@ -256,21 +267,16 @@ func skillOrFamily(p *FailurePattern) string {
 	return "skill " + p.SkillID
 }
 
-func argSimilarity(a, b []string) float64 {
+// setSimilarity is the Jaccard similarity of two argument sets, 1 when
+// both are empty and 0.5 when only one is.
+func setSimilarity(a, b map[string]bool) float64 {
 	switch {
 	case len(a) == 0 && len(b) == 0:
 		return 1
 	case len(a) == 0 || len(b) == 0:
 		return 0.5
 	}
-	sa, sb := map[string]bool{}, map[string]bool{}
-	for _, x := range a {
-		sa[x] = true
-	}
-	for _, x := range b {
-		sb[x] = true
-	}
-	return jaccard(sa, sb)
+	return jaccard(a, b)
 }
 
 func contextShare(q, p map[string]string) float64 {
