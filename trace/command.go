@@ -669,17 +669,7 @@ func family(argv []string, depth int) (string, []string, []string) {
 			w = a
 		}
 		if len(words) == 0 && spec.runners[w] {
-			j := i + 1
-			for j < len(rest) && strings.HasPrefix(rest[j], "-") {
-				if rest[j] == "--" {
-					j++
-					break
-				}
-				if spec.runnerFlags[rest[j]] {
-					j++
-				}
-				j++
-			}
+			j := i + 1 + skipFlags(rest[i+1:], spec.runnerFlags)
 			if j < len(rest) {
 				inner, _ := unwrap(rest[j:], 0)
 				if len(inner) > 0 {
@@ -758,6 +748,22 @@ func nodeFamily(rest []string) (string, []string, []string) {
 	return "node", nil, nil
 }
 
+// skipFlags returns the index of the first word of args that is not a flag,
+// skipping the values of valueFlags; a "--" ends the flags and is skipped.
+func skipFlags(args []string, valueFlags map[string]bool) int {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		if args[i] == "--" {
+			return i + 1
+		}
+		if valueFlags[args[i]] {
+			i++
+		}
+		i++
+	}
+	return min(i, len(args))
+}
+
 var npmAliases = map[string]string{
 	"i": "install", "in": "install", "ins": "install", "inst": "install", "insta": "install", "instal": "install",
 	"isnt": "install", "isnta": "install", "isntal": "install", "isntall": "install", "add": "install",
@@ -770,13 +776,7 @@ var npmAliases = map[string]string{
 
 func npmFamily(rest []string, depth int) (string, []string, []string) {
 	valueFlags := set("--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig", "-C")
-	i := 0
-	for i < len(rest) && strings.HasPrefix(rest[i], "-") {
-		if valueFlags[rest[i]] {
-			i++
-		}
-		i++
-	}
+	i := skipFlags(rest, valueFlags)
 	if i >= len(rest) {
 		return "npm", nil, nil
 	}
@@ -787,13 +787,7 @@ func npmFamily(rest []string, depth int) (string, []string, []string) {
 	after := rest[i+1:]
 	switch sub {
 	case "run":
-		j := 0
-		for j < len(after) && strings.HasPrefix(after[j], "-") {
-			if valueFlags[after[j]] {
-				j++
-			}
-			j++
-		}
+		j := skipFlags(after, valueFlags)
 		if j >= len(after) {
 			return "npm", []string{"run"}, nil
 		}
@@ -804,17 +798,7 @@ func npmFamily(rest []string, depth int) (string, []string, []string) {
 		}
 		return "npm", []string{"run", script}, after[j+1:]
 	case "exec":
-		j := 0
-		for j < len(after) && strings.HasPrefix(after[j], "-") {
-			if after[j] == "--" {
-				j++
-				break
-			}
-			if after[j] == "-p" || after[j] == "--package" || after[j] == "-w" || after[j] == "--workspace" {
-				j++
-			}
-			j++
-		}
+		j := skipFlags(after, set("-p", "--package", "-w", "--workspace"))
 		if j < len(after) {
 			return family(after[j:], depth+1)
 		}
@@ -828,13 +812,7 @@ func npmFamily(rest []string, depth int) (string, []string, []string) {
 
 func pnpmFamily(prog string, rest []string, depth int) (string, []string, []string) {
 	valueFlags := set("-C", "--dir", "-F", "--filter", "--cwd", "--workspace", "--filter-prod", "--reporter", "--loglevel")
-	i := 0
-	for i < len(rest) && strings.HasPrefix(rest[i], "-") {
-		if valueFlags[rest[i]] {
-			i++
-		}
-		i++
-	}
+	i := skipFlags(rest, valueFlags)
 	if i >= len(rest) {
 		if prog == "yarn" || prog == "bun" {
 			return prog, []string{"install"}, nil
@@ -845,30 +823,12 @@ func pnpmFamily(prog string, rest []string, depth int) (string, []string, []stri
 	after := rest[i+1:]
 	switch sub {
 	case "run", "run-script":
-		j := 0
-		for j < len(after) && strings.HasPrefix(after[j], "-") {
-			if valueFlags[after[j]] {
-				j++
-			}
-			j++
-		}
-		if j < len(after) {
+		if j := skipFlags(after, valueFlags); j < len(after) {
 			return prog, []string{after[j]}, after[j+1:]
 		}
 		return prog, []string{"run"}, nil
 	case "exec", "dlx", "x":
-		j := 0
-		for j < len(after) && strings.HasPrefix(after[j], "-") {
-			if after[j] == "--" {
-				j++
-				break
-			}
-			if after[j] == "-p" || after[j] == "--package" {
-				j++
-			}
-			j++
-		}
-		if j < len(after) {
+		if j := skipFlags(after, set("-p", "--package")); j < len(after) {
 			return family(after[j:], depth+1)
 		}
 		return prog, []string{sub}, nil

@@ -523,30 +523,15 @@ func detectNode(lines []string) (finding, bool) {
 		}
 	}
 	for i, l := range lines {
+		title, window := "", 0
 		if m := jestTitleRe.FindStringSubmatch(l); m != nil && !strings.Contains(m[1], "Test suite failed to run") {
-			title := strings.TrimSpace(m[1])
-			for j := i + 1; j < len(lines) && j < i+12; j++ {
-				body := strings.TrimSpace(lines[j])
-				if body == "" {
-					continue
-				}
-				if em := nodeErrRe.FindStringSubmatch(body); em != nil && em[1] != "AssertionError" {
-					return finding{lang: "node", typ: "node:" + em[1], msg: em[3], raw: body, frame: nodeFrame(lines[j+1:]), keyFrame: true, score: 80}, true
-				}
-				return finding{lang: "node", typ: "node:test_fail", msg: title + ": " + body, raw: l + "\n" + body, values: true, score: 80}, true
-			}
+			title, window = m[1], 12
+		} else if m := vitestRe.FindStringSubmatch(l); m != nil {
+			title, window = m[2], 6
 		}
-		if m := vitestRe.FindStringSubmatch(l); m != nil {
-			title := strings.TrimSpace(m[2])
-			for j := i + 1; j < len(lines) && j < i+6; j++ {
-				body := strings.TrimSpace(lines[j])
-				if body == "" {
-					continue
-				}
-				if em := nodeErrRe.FindStringSubmatch(body); em != nil && em[1] != "AssertionError" {
-					return finding{lang: "node", typ: "node:" + em[1], msg: em[3], raw: body, frame: nodeFrame(lines[j+1:]), keyFrame: true, score: 80}, true
-				}
-				return finding{lang: "node", typ: "node:test_fail", msg: title + ": " + body, raw: l + "\n" + body, values: true, score: 80}, true
+		if title != "" {
+			if f, ok := testFailure(lines, i, strings.TrimSpace(title), window); ok {
+				return f, true
 			}
 		}
 	}
@@ -606,6 +591,23 @@ func detectNode(lines []string) (finding, bool) {
 			f.typ += ":" + m[2]
 		}
 		return f, true
+	}
+	return finding{}, false
+}
+
+// testFailure reads the first line after a Jest or Vitest test title: an
+// error thrown by the code under test (keyed on its own frame), else the
+// assertion (keyed on the test title, its values masked).
+func testFailure(lines []string, i int, title string, window int) (finding, bool) {
+	for j := i + 1; j < len(lines) && j <= i+window; j++ {
+		body := strings.TrimSpace(lines[j])
+		if body == "" {
+			continue
+		}
+		if em := nodeErrRe.FindStringSubmatch(body); em != nil && em[1] != "AssertionError" {
+			return finding{lang: "node", typ: "node:" + em[1], msg: em[3], raw: body, frame: nodeFrame(lines[j+1:]), keyFrame: true, score: 80}, true
+		}
+		return finding{lang: "node", typ: "node:test_fail", msg: title + ": " + body, raw: lines[i] + "\n" + body, values: true, score: 80}, true
 	}
 	return finding{}, false
 }

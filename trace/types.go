@@ -167,19 +167,13 @@ func (t *ExecutionTrace) GaveUp() bool { return !t.Open && !t.FinalSuccess && le
 // FinalSuccess equal to the last attempt's success once the trace is closed.
 func (t *ExecutionTrace) Validate() error {
 	const obj = "trace"
-	if err := checkID(ErrInvalidTrace, obj, "id", t.ID, true); err != nil {
-		return err
-	}
-	if err := checkID(ErrInvalidTrace, obj, "skill_id", t.SkillID, true); err != nil {
-		return err
-	}
-	if err := checkID(ErrInvalidTrace, obj, "task_id", t.TaskID, false); err != nil {
-		return err
-	}
-	if err := checkID(ErrInvalidTrace, obj, "session_id", t.SessionID, false); err != nil {
-		return err
-	}
-	if err := checkText(ErrInvalidTrace, obj, "command_family", t.Family, MaxIDLen); err != nil {
+	if err := firstError(
+		checkID(ErrInvalidTrace, obj, "id", t.ID, true),
+		checkID(ErrInvalidTrace, obj, "skill_id", t.SkillID, true),
+		checkID(ErrInvalidTrace, obj, "task_id", t.TaskID, false),
+		checkID(ErrInvalidTrace, obj, "session_id", t.SessionID, false),
+		checkText(ErrInvalidTrace, obj, "command_family", t.Family, MaxIDLen),
+	); err != nil {
 		return err
 	}
 	if t.CreatedAt.IsZero() {
@@ -333,19 +327,15 @@ func (r *ExecutionRecord) Validate() error {
 	if r.Timestamp.IsZero() {
 		return invalid(ErrInvalidRecord, obj, "timestamp", "is not set")
 	}
-	if err := checkID(ErrInvalidRecord, obj, "context_hash", r.ContextHash, true); err != nil {
-		return err
-	}
-	if err := checkText(ErrInvalidRecord, obj, "error", r.Error, MaxTextLen); err != nil {
-		return err
-	}
 	if r.Success && r.Error != "" {
 		return invalid(ErrInvalidRecord, obj, "error", "a successful call has no error")
 	}
-	if err := checkID(ErrInvalidRecord, obj, "artifact_id", r.ArtifactID, false); err != nil {
-		return err
-	}
-	return checkID(ErrInvalidRecord, obj, "trace_id", r.TraceID, false)
+	return firstError(
+		checkID(ErrInvalidRecord, obj, "context_hash", r.ContextHash, true),
+		checkText(ErrInvalidRecord, obj, "error", r.Error, MaxTextLen),
+		checkID(ErrInvalidRecord, obj, "artifact_id", r.ArtifactID, false),
+		checkID(ErrInvalidRecord, obj, "trace_id", r.TraceID, false),
+	)
 }
 
 // FixTally counts how often one suggested fix resolved the pattern.
@@ -401,13 +391,11 @@ type FailurePattern struct {
 // Validate checks the pattern's fields and sizes.
 func (p *FailurePattern) Validate() error {
 	const obj = "failure_pattern"
-	if err := checkID(ErrInvalidPattern, obj, "id", p.ID, true); err != nil {
-		return err
-	}
-	if err := checkID(ErrInvalidPattern, obj, "skill_id", p.SkillID, true); err != nil {
-		return err
-	}
-	if err := checkText(ErrInvalidPattern, obj, "condition", p.Condition, MaxConditionLen); err != nil {
+	if err := firstError(
+		checkID(ErrInvalidPattern, obj, "id", p.ID, true),
+		checkID(ErrInvalidPattern, obj, "skill_id", p.SkillID, true),
+		checkText(ErrInvalidPattern, obj, "condition", p.Condition, MaxConditionLen),
+	); err != nil {
 		return err
 	}
 	if strings.TrimSpace(p.Condition) == "" {
@@ -425,13 +413,11 @@ func (p *FailurePattern) Validate() error {
 	if !p.FirstOccurred.IsZero() && p.FirstOccurred.After(p.LastOccurred) {
 		return invalid(ErrInvalidPattern, obj, "first_occurred", "is after last_occurred")
 	}
-	if err := checkText(ErrInvalidPattern, obj, "suggested_fix", p.SuggestedFix, MaxFixLen); err != nil {
-		return err
-	}
-	if err := checkText(ErrInvalidPattern, obj, "template", p.Template, MaxExampleLen); err != nil {
-		return err
-	}
-	if err := checkText(ErrInvalidPattern, obj, "command_family", p.Family, MaxIDLen); err != nil {
+	if err := firstError(
+		checkText(ErrInvalidPattern, obj, "suggested_fix", p.SuggestedFix, MaxFixLen),
+		checkText(ErrInvalidPattern, obj, "template", p.Template, MaxExampleLen),
+		checkText(ErrInvalidPattern, obj, "command_family", p.Family, MaxIDLen),
+	); err != nil {
 		return err
 	}
 	if len(p.Context) > MaxContextEntries {
@@ -489,6 +475,16 @@ func (p *FailurePattern) Validate() error {
 	return nil
 }
 
+// firstError returns the first non-nil error.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func checkID(sentinel error, obj, field, s string, required bool) error {
 	switch {
 	case s == "" && required:
@@ -529,45 +525,46 @@ func sortedKeys[V any](m map[string]V) []string {
 // invalid UTF-8 and NUL bytes, and marks a cut with "…". Use it to bring
 // untrusted text within the bounds above before validation.
 func Truncate(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		s = strings.ReplaceAll(s, "\x00", "")
-	}
+	s = cleanText(s)
 	if len(s) <= n {
 		return s
 	}
-	const mark = "…"
-	if n <= len(mark) {
+	if n <= len(cutMark) {
 		return ""
 	}
-	cut := n - len(mark)
+	cut := n - len(cutMark)
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + mark
+	return s[:cut] + cutMark
 }
 
 // TruncateTail keeps the last n bytes of s (output tails hold the error),
 // on a rune boundary, marking the cut with "…".
 func TruncateTail(s string, n int) string {
+	s = cleanText(s)
+	if len(s) <= n {
+		return s
+	}
+	if n <= len(cutMark) {
+		return ""
+	}
+	start := len(s) - (n - len(cutMark))
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return cutMark + s[start:]
+}
+
+const cutMark = "…"
+
+// cleanText replaces invalid UTF-8 and drops NUL bytes.
+func cleanText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		s = strings.ReplaceAll(s, "\x00", "")
 	}
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	if n <= len(mark) {
-		return ""
-	}
-	start := len(s) - (n - len(mark))
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	return mark + s[start:]
+	return s
 }
