@@ -4,21 +4,36 @@
 // self-verification, the task-end review that learns from chains that failed,
 // were retried and then succeeded, and the scheduled review with its report.
 //
-// The package also turns what a coding agent does into that data:
+// The pieces, in the order a service wires them:
 //
-//   - ParseCommand reduces a shell command to a stable command family
-//     ("go test", "pytest", "npm run build"), the unit a skill is learned for
-//     when no kaizen skill is named (rules in command.go).
-//   - Fingerprint and Grouper turn error output into stable signatures: the
-//     error type per ecosystem, a masked key message, the first frame in the
-//     project's own code, an online template miner (Drain-like), several
-//     hashes per group and a grouping version (grouping.go, drain.go).
-//   - Assembler builds traces from the ordered events of an agent session,
-//     one event at a time, with its state a plain JSON-serialisable value.
-//   - Check warns before an attempt that matches a known failure pattern,
-//     rate-limited per session, and learns from whether the warning helped.
+//   - Data (types.go): ExecutionTrace, Attempt, ExecutionRecord and
+//     FailurePattern with every field of the seed plus what matching and
+//     explaining need; Validate returns *ValidationError wrapping a sentinel.
+//     History (history.go): ContextHash, SuccessRateByContext with Wilson
+//     intervals, FailingContexts, RecordsFromTrace.
+//   - Skills from commands (command.go): ParseCommand reduces a shell line to
+//     a stable command family ("go test", "pytest", "npm run build"); a
+//     command family is the skill when no kaizen skill is named.
+//   - Error grouping (ecosystem.go, normalize.go, drain.go, grouping.go):
+//     Fingerprint detects the error type per ecosystem, its key message and
+//     the first frame in the project's own code, masks volatile tokens and
+//     hashes; Grouper groups online (strict hash, mined-template hash, loose
+//     hash, then similarity), keeps several hashes per group and a grouping
+//     version, and saves its state as JSON.
+//   - Trace assembly (assemble.go, hint.go): Feed turns the ordered events
+//     of an agent session into traces, one event at a time, over a plain
+//     AssemblerState the caller persists between hook calls.
+//   - Pre-execution check (precheck.go): PatternIndex.Check warns about a
+//     matching failure pattern with its fix, rate-limited per session;
+//     LearnFromWarnedAttempt adjusts the pattern's warning weight.
+//   - Reviews: Verify (verify.go, bounded corrections), ReviewTask
+//     (review.go: failure patterns, skill verdicts, heuristic proposals for
+//     the experience system), ReviewPeriod and RenderMarkdown (scheduled.go,
+//     report.go: trends per skill, artifact and methodology, frequent
+//     patterns, suggestions).
 //
-// Nothing here performs I/O or reads a clock: every time-dependent function
-// takes `now` (or event times) as input, results are deterministic, and every
-// decision is returned as data for a service layer to persist.
+// Nothing here performs I/O or reads a clock: time-dependent functions take
+// `now` or event times as input, results are deterministic, and every
+// decision is returned as data for a service layer to persist. Thresholds
+// live in Config (config.go) with the seed's defaults where it has them.
 package trace

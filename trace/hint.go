@@ -60,7 +60,15 @@ func IsCorrection(prompt string) bool {
 	for _, o := range correctionOpeners {
 		if strings.HasPrefix(p, o) {
 			rest := p[len(o):]
-			if strings.HasSuffix(o, " ") || rest == "" || !isWordRune(firstRune(rest)) {
+			switch {
+			case strings.HasSuffix(o, " ") || rest == "":
+				return true
+			case o == "no" || o == "nope" || o == "nah":
+				// "no, …" refuses; "no module named …" is a pasted error
+				if unicode.IsPunct(firstRune(rest)) {
+					return true
+				}
+			case !isWordRune(firstRune(rest)):
 				return true
 			}
 		}

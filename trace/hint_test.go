@@ -5,13 +5,13 @@ import "testing"
 func TestIsCorrection(t *testing.T) {
 	t.Parallel()
 	yes := []string{
-		"No, use encoding='utf-8' instead.", "nope", "Wrong file, it's in src/", "Don't mock the database",
+		"No, use encoding='utf-8' instead.", "nope", "no!", "No. The other one", "Wrong file, it's in src/", "Don't mock the database",
 		"Use pnpm, not npm", "please run the migrations first", "You forgot to start postgres",
 		"That's not what I asked", "Try with --no-cache", "it should be port 5433",
 		"不要用 ascii，应该用 utf-8", "别改这个文件", "错了，是另一个表", "改成 5433 端口", "先启动数据库再跑测试",
 	}
 	no := []string{"ok", "Continue.", "thanks!", "looks good", "yes", "继续", "好的", "谢谢", "", "Why did it fail?",
-		"nothing to add", "notes look fine"}
+		"nothing to add", "notes look fine", "No module named 'yaml'", "now it says: KeyError 'x'"}
 	for _, p := range yes {
 		if !IsCorrection(p) {
 			t.Errorf("IsCorrection(%q) = false", p)
