@@ -361,7 +361,7 @@ func detectPython(lines []string) (finding, bool) {
 				body := strings.TrimSpace(l[1:])
 				if m := pyExcRe.FindStringSubmatch(body); m != nil {
 					f = finding{lang: "python", typ: "python:" + lastDotted(m[1]), msg: m[2], raw: l, score: 80}
-					f.frame = pyFrame(lines[:i+3])
+					f.frame = pyFrame(lines[:min(i+3, len(lines))])
 					found = true
 					break
 				}
