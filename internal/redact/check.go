@@ -103,7 +103,7 @@ func isMaskLike(s string) bool {
 	if distinct(s, 3) <= 2 {
 		return true
 	}
-	for _, run := range []string{"xxxx", "XXXX", "****", "....", "••", "0000000", "____", "----", "…", "abcdef12345", "1234567890"} {
+	for _, run := range []string{"xxxx", "XXXX", "****", "....", "••", "0000000", "____", "----", "…"} {
 		if strings.Contains(s, run) {
 			return true
 		}
@@ -129,6 +129,10 @@ var placeholderWords = map[string]bool{
 	"prompt": true, "stdin": true, "env": true, "environment": true, "vault": true, "file": true,
 	"inherit": true, "keychain": true, "keyring": true, "system": true, "anonymous": true, "guest": true,
 	"public": true, "private": true, "new": true, "old": true, "current": true, "must": true,
+	"struct": true, "interface": true, "func": true, "function": true, "class": true, "map": true,
+	"chan": true, "const": true, "var": true, "let": true, "type": true, "enum": true, "lambda": true,
+	"self": true, "this": true, "import": true, "return": true, "unused": true, "ignored": true,
+	"notused": true, "nopass": true, "nopassword": true,
 }
 
 // isPlaceholder reports whether v is a stand-in rather than a secret: a
@@ -159,12 +163,12 @@ func isTemplate(v string) bool {
 	lv := strings.ToLower(v)
 	for _, sub := range []string{"${", "{{", "}}", "$(", "%s", "%(", "%v", "%q", "changeme", "change_me", "change-me",
 		"placeholder", "redacted", "replace_me", "replace-me", "replaceme", "insert_", "insert-", "your_", "your-",
-		"_here", "-here", "<", ">", "example.com"} {
+		"_here", "-here", "<", ">", "example.com", `\x1b`, `\033`, `\e[`, "\x1b"} {
 		if strings.Contains(lv, sub) {
 			return true
 		}
 	}
-	if strings.HasPrefix(lv, "your") || strings.HasPrefix(lv, "my_") || strings.HasPrefix(lv, "my-") {
+	if strings.HasPrefix(lv, "your") || strings.HasPrefix(lv, "my_") || strings.HasPrefix(lv, "my-") || strings.HasPrefix(lv, "urn:") {
 		return true
 	}
 	return isMaskLike(v)
@@ -174,9 +178,22 @@ func isTemplate(v string) bool {
 // secret from somewhere (os.Getenv, process.env.X, cfg.Password,
 // get_token(), a variable named like a secret) rather than the secret.
 // next is the byte after the value (0 at the end of text).
-func isReference(v string, next byte) bool {
+func isReference(v string, next byte, codeLike bool) bool {
 	if next == '(' || next == '[' || next == '.' {
 		return true // a call, an index or a selector continues
+	}
+	if (v[0] == '*' || v[0] == '&') && (isIdent(v[1:]) || isDottedIdent(v[1:])) {
+		return true // *cfgSecret, &opts.Token
+	}
+	if codeLike && isIdent(v) {
+		// x = someIdentifier in code (spaces around "="): a variable when
+		// it names a secret, even with digits (Fts5Token = TFts5Token).
+		lv := strings.ToLower(v)
+		for _, stem := range []string{"pass", "pwd", "secret", "token", "key", "auth", "cred", "session"} {
+			if strings.Contains(lv, stem) {
+				return true
+			}
+		}
 	}
 	lv := strings.ToLower(v)
 	for _, sub := range []string{"getenv", "environ", "process.env", "env.", "env::", "secrets.", "vault:", "ssm:",
@@ -228,15 +245,7 @@ func isDottedIdent(s string) bool {
 			return false
 		}
 	}
-	// A dotted value whose parts carry digits mixed into letters is more
-	// likely a token (hvs.CAES…, abc.d3f) than a selector.
-	digits := 0
-	for i := 0; i < len(s); i++ {
-		if '0' <= s[i] && s[i] <= '9' {
-			digits++
-		}
-	}
-	return digits == 0
+	return true
 }
 
 // isPathLike reports file system paths and URLs.
@@ -246,24 +255,63 @@ func isPathLike(v string) bool {
 		strings.HasPrefix(v, "file:")
 }
 
-// isEnumWord reports identifier-like values without digits or capitals
-// made of words joined by _ or -: client_secret_basic, read-only.
+// isEnumWord reports identifier-like values made of words and numbers
+// joined by _ - or .: client_secret_basic, scram-sha-256, read-only,
+// STANDARD_RIGHTS_EXECUTE. A part mixing letters and digits (a8f5f1)
+// makes it a token instead.
 func isEnumWord(v string) bool {
-	if v == "" || strings.ContainsAny(v, "0123456789") {
+	if v == "" {
 		return false
 	}
-	sep := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case 'a' <= c && c <= 'z':
-		case c == '_' || c == '-' || c == '.':
-			sep = true
+	seps, words := 0, 0
+	letters, digitsN := false, false // within the current part
+	for i := 0; i <= len(v); i++ {
+		if i == len(v) || v[i] == '_' || v[i] == '-' || v[i] == '.' {
+			if letters && digitsN {
+				return false
+			}
+			if letters {
+				words++
+			}
+			letters, digitsN = false, false
+			if i < len(v) {
+				seps++
+			}
+			continue
+		}
+		switch c := v[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			letters = true
+		case '0' <= c && c <= '9':
+			digitsN = true
 		default:
 			return false
 		}
 	}
-	return sep
+	return seps > 0 && words > 0
+}
+
+// isNumberLiteral reports decimal or hex integer literals (-0x3f8, 1024).
+func isNumberLiteral(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	if len(v) > 2 && (v[:2] == "0x" || v[:2] == "0X") {
+		for i := 2; i < len(v); i++ {
+			c := v[i]
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // isHumanWord reports a value that reads as a word of prose: letters
@@ -304,4 +352,25 @@ func basicCredential(v string) bool {
 		}
 	}
 	return len(raw)-i-1 >= 1
+}
+
+// isUUID reports the canonical 8-4-4-4-12 hex form.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }

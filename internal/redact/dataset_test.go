@@ -50,10 +50,10 @@ func loadSet(t testing.TB, path string) []example {
 
 // setScore is how Redact does on one data set.
 type setScore struct {
-	secrets, caught    int // listed secrets, and those gone from the output
-	texts, clean       int // secret-bearing texts, and those with every secret gone
+	secrets, caught     int // listed secrets, and those gone from the output
+	texts, clean        int // secret-bearing texts, and those with every secret gone
 	lookalikes, mangled int
-	misses, mangles    []string
+	misses, mangles     []string
 }
 
 func score(set []example) setScore {

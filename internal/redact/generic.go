@@ -51,11 +51,48 @@ var keyPrefixes = map[string]bool{
 	"server": true, "write": true, "org": true, "personal": true, "sdk": true, "mgmt": true, "management": true,
 }
 
-// denyAny: a key containing one of these words names something public or
-// a pointer, not a secret (public_key, next_page_token).
+// denyAny: a key containing one of these words names something public,
+// a pointer or a condition, not a secret (public_key, next_page_token,
+// ERR_INVALID_PASSWORD).
 var denyAny = map[string]bool{
 	"public": true, "pub": true, "publishable": true, "next": true, "page": true, "cursor": true,
 	"continuation": true, "pagination": true, "sync": true, "tokenizer": true, "tokenization": true,
+	"invalid": true, "wrong": true, "bad": true, "errcode": true, "err": true, "error": true, "missing": true,
+	"expired": true, "empty": true, "no": true, "forgot": true, "forgotten": true, "reset": true,
+}
+
+// trailingOK are the words that may follow the class word in a key and
+// keep it a secret: db_password_prod, SECRET_KEY_BASE, api_token_v2.
+var trailingOK = map[string]bool{}
+
+// passPrefixes make "<word>pass" a password key: dbpass, rootpass.
+var passPrefixes = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`key value val base data b64 base64 hex raw enc encoded plain plaintext secret
+		token password id v1 v2 v3 prod production dev development test testing staging stage live sandbox main
+		primary secondary backup old new current default local remote global override admin root user bot app ci
+		string str`) {
+		trailingOK[w] = true
+	}
+	for _, w := range strings.Fields(`db pg my mysql root admin user usr smtp ftp sftp mail email redis ldap bind
+		proxy http basic sql ssh sudo login auth sys master super app srv server vnc wifi ap psk`) {
+		passPrefixes[w] = true
+	}
+}
+
+// classifyWordOnly classifies one word alone (a trailing "secret" in
+// access_token_secret keeps the key a secret).
+func classifyWordOnly(w string) keyClass {
+	switch {
+	case strings.Contains(w, "password") || strings.Contains(w, "passwd") || w == "pass" || w == "pwd":
+		return kPassword
+	case strings.Contains(w, "secret") && w != "secrets":
+		return kSecret
+	case w == "token" || w == "key" || w == "apikey":
+		return kToken
+	}
+	return kNone
 }
 
 // denyLast: a key ending in one of these words describes a secret (its
@@ -74,7 +111,9 @@ func init() {
 		list exists present audience issuer scope scopes window quota lock cache backend bucket mount arn ids level
 		seconds secs ms minutes hours days option options config settings status state request response owner
 		counter set is has provided supplied visible visibility show mask masked rules rule policy id uid
-		generator factory service client handler validator store storage endpoint vault ref refs`) {
+		generator factory service client handler validator store storage endpoint vault ref refs
+		ts tsx js jsx mjs cjs go py rb rs java kt php cs swift c h cc cpp vue json yaml yml toml ini txt md html
+		css sh log lock mod sum xml conn connection dsn connstr`) {
 		denyLast[w] = true
 	}
 }
@@ -124,47 +163,55 @@ func classifyKey(key string) keyClass {
 	}
 	last := words[len(words)-1]
 	best := kNone
-	take := func(c keyClass) {
-		if best == kNone || c < best {
-			best = c
-		}
-	}
+	at := -1 // index of the word that decided the class
 	for i, w := range words {
 		prev := ""
 		if i > 0 {
 			prev = words[i-1]
 		}
+		c := kNone
 		switch {
 		case strings.Contains(w, "password") || strings.Contains(w, "passwd") || strings.Contains(w, "passphrase") ||
-			w == "pass" || w == "pwd" || w == "pw" || strings.HasSuffix(w, "pwd") ||
-			strings.HasSuffix(w, "pass") && len(w) <= 9 && !strings.HasSuffix(w, "ypass") && !strings.HasSuffix(w, "mpass") &&
-				!strings.HasSuffix(w, "rpass"):
-			take(kPassword)
+			w == "pass" || w == "pwd" || strings.HasSuffix(w, "pwd") || strings.HasSuffix(w, "pass") && passPrefixes[strings.TrimSuffix(w, "pass")]:
+			c = kPassword
 		case w == "privatekey" || w == "key" && prev == "private":
-			take(kPrivateKey)
+			c = kPrivateKey
 		case w == "apikey" || w == "apikeys" || w == "key" && prev == "api":
-			take(kAPIKey)
+			c = kAPIKey
 		case strings.Contains(w, "secret") && w != "secrets":
-			take(kSecret)
+			c = kSecret
 		case w == "key" && keyPrefixes[prev], strings.HasSuffix(w, "key") && keyPrefixes[strings.TrimSuffix(w, "key")]:
-			take(kSecretKey)
+			c = kSecretKey
 		case w == "token" || strings.HasSuffix(w, "token") || w == "pat":
-			take(kToken)
+			c = kToken
 		case strings.HasPrefix(w, "credential") || w == "creds" || w == "cred":
-			take(kCredential)
+			c = kCredential
 		case w == "session" || w == "sessionid" || w == "sessid" || w == "sid" || w == "sess" ||
 			strings.HasSuffix(w, "sessid") || strings.HasSuffix(w, "sessionid"):
-			take(kSession)
+			c = kSession
 		case w == "auth" || w == "authorization" || w == "authkey":
-			take(kAuth)
+			c = kAuth
+		}
+		if c != kNone && (best == kNone || c < best) {
+			best, at = c, i
 		}
 	}
 	if best == kNone {
 		return kNone
 	}
+	// Words after the deciding one must qualify it (db_password_prod,
+	// secret_key_base), not make it something else (token_style,
+	// PasswordCallback, ONEPASS_OFF).
+	for _, w := range words[at+1:] {
+		if !trailingOK[w] && !isNumberLiteral(w) && classifyWordOnly(w) == kNone {
+			return kNone
+		}
+	}
 	if denyLast[last] {
-		// secret_id (Vault AppRole) and session_id hold secrets.
-		if !(last == "id" && (best == kSecret || best == kSession)) {
+		// secret_id (Vault AppRole) holds a secret; session_id in agent
+		// and tool payloads is an identifier (cookie names are one word:
+		// sessionid, JSESSIONID).
+		if !(last == "id" && best == kSecret && at < len(words)-1) {
 			return kNone
 		}
 	}
@@ -180,17 +227,36 @@ const (
 	sepWeak                  // : or whitespace
 )
 
+// assignment is a candidate value and how it was written.
+type assignment struct {
+	v        string
+	quoted   bool    // in quotes
+	sep      sepKind // separator strength
+	next     byte    // the byte after the value (0 at the end)
+	codeLike bool    // "x = y" with spaces around the separator
+}
+
 // valueIsSecret decides whether a value assigned to a key of class c is
-// a secret. quoted says it was in quotes; next is the byte after it.
-func valueIsSecret(c keyClass, v string, quoted bool, sep sepKind, next byte) bool {
-	if isPlaceholder(v) || isPathLike(v) || isEnumWord(v) {
+// a secret.
+func valueIsSecret(c keyClass, a assignment) bool {
+	v, quoted, sep := a.v, a.quoted, a.sep
+	if isPlaceholder(v) || isPathLike(v) || isEnumWord(v) || isNumberLiteral(v) && (c != kPassword || a.codeLike || strings.Contains(v, "x")) {
 		return false
 	}
-	if !quoted && isReference(v, next) {
+	if isIdent(v) && !strings.ContainsAny(v, "0123456789") {
+		// "PGSSLPASSWORD": "sslpassword" maps a name to a name.
+		lv := strings.ToLower(v)
+		for _, stem := range []string{"password", "passwd", "secret", "token"} {
+			if strings.Contains(lv, stem) {
+				return false
+			}
+		}
+	}
+	if !quoted && isReference(v, a.next, a.codeLike) {
 		return false
 	}
 	if c == kPassword {
-		if len(v) < 4 {
+		if len(v) < 4 || len(v) <= 5 && isNumberLiteral(v) {
 			return false
 		}
 		if sep == sepWeak && !quoted && isHumanWord(v) {
@@ -201,7 +267,14 @@ func valueIsSecret(c keyClass, v string, quoted bool, sep sepKind, next byte) bo
 	if len(v) < 8 || strings.ContainsAny(v, " \t") {
 		return false
 	}
-	if c == kSession && len(v) < 12 {
+	if l, u, d, o := charClasses(v); !d && !o && (l || u) {
+		// Letters only: a word or an identifier (Property,
+		// ValidationError) unless long and random.
+		return len(v) >= 24 && entropy(v) >= 4.0
+	}
+	if c == kSession && (len(v) < 12 || isUUID(v) || strings.HasPrefix(v, "ses_")) {
+		// Coding agents' session ids (UUIDs, opencode's ses_…) name a
+		// conversation; they grant nothing.
 		return false
 	}
 	if mixedToken(v) {
@@ -214,111 +287,151 @@ func valueIsSecret(c keyClass, v string, quoted bool, sep sepKind, next byte) bo
 	return len(v) >= 20 && entropy(v) >= 3.5 && randomLooking(v)
 }
 
-// assignFinder returns a finder for an assignment expression with groups
-// k (key), and dq, sq, bq or bare (value). sepGroup, if present, says
-// which separator was used; weak marks expressions whose separator is
-// always weak (flags, XML, netrc).
-func assignFinder(x *regexp.Regexp, weak bool, fixed keyClass) func(string, func(int, int, string)) {
-	gk, gdq, gsq, gbare, gsep := x.SubexpIndex("k"), x.SubexpIndex("dq"), x.SubexpIndex("sq"), x.SubexpIndex("bare"), x.SubexpIndex("sep")
-	var scan func(text string, base int, depth int, emit func(int, int, string))
-	scan = func(text string, base int, depth int, emit func(int, int, string)) {
-		pos := 0
-		for pos < len(text) {
-			m := x.FindStringSubmatchIndex(text[pos:])
-			if m == nil {
-				return
-			}
-			for i := range m {
-				if m[i] >= 0 {
-					m[i] += pos
-				}
-			}
-			class := fixed
-			if class == kNone && gk >= 0 {
-				class = classifyKey(text[m[2*gk]:m[2*gk+1]])
-				if k0 := m[2*gk]; k0 > 0 && (text[k0-1] == '{' || text[k0-1] == '$' ||
-					text[k0-1] == ':' && gsep >= 0 && m[2*gsep] >= 0 && text[m[2*gsep]] == ':') {
-					// ${TOKEN:-x} is shell expansion; a:b:secret:c is an ARN
-					// or a URN, not an assignment.
-					class = kNone
-				}
-			}
-			v0, v1, quoted := -1, -1, false
-			for _, g := range []int{gdq, gsq} {
-				if g >= 0 && m[2*g] >= 0 {
-					v0, v1, quoted = m[2*g], m[2*g+1], true
-				}
-			}
-			if v0 < 0 && gbare >= 0 && m[2*gbare] >= 0 {
-				v0, v1 = m[2*gbare], m[2*gbare+1]
-			}
-			if v0 < 0 {
-				pos = max(m[1], pos+1)
-				continue
-			}
-			sep := sepStrong
-			if weak {
-				sep = sepWeak
-			} else if gsep >= 0 && m[2*gsep] >= 0 && !strings.Contains(text[m[2*gsep]:m[2*gsep+1]], "=") {
-				sep = sepWeak
-			}
-			var next byte
-			if v1 < len(text) {
-				next = text[v1]
-			}
-			v := text[v0:v1]
-			if !quoted {
-				// Sentence punctuation after a bare value is not part of it.
-				for len(v) > 0 && strings.IndexByte(".,;:!?", v[len(v)-1]) >= 0 {
-					v = v[:len(v)-1]
-				}
-				v1 = v0 + len(v)
-			}
-			if class != kNone && valueIsSecret(class, v, quoted, sep, next) {
-				emit(base+v0, base+v1, className[class])
-			} else if depth == 0 && !quoted && strings.ContainsAny(v, "=:") {
-				// A rejected bare value may hold an assignment of its own
-				// (x:token=…): look inside it once.
-				scan(text[v0:v1], base+v0, 1, emit)
-			}
-			pos = max(m[1], pos+1)
+// judge decides whether text[v0:v1], assigned to the key text[k0:k1]
+// with separator text[s0:s1] (empty for flags and XML), is a secret. It
+// returns the key's class (kNone when it is not a secret) and the end
+// of the value without trailing sentence punctuation. fixed, when set,
+// is the class of the key; weak says the separator is always weak.
+func judge(text string, k0, k1, s0, s1, v0, v1 int, quoted, weak bool, fixed keyClass) (keyClass, int) {
+	sepText := text[s0:s1]
+	class := fixed
+	if class == kNone {
+		key := text[k0:k1]
+		class = classifyKey(key)
+		switch {
+		case class == kNone:
+		case singleDash(text, k0, k1):
+			class = kNone // -ppassword is 7-Zip's -p<password>, not a -password flag
+		case strings.EqualFold(strings.Trim(key, "-"), "pass") && (weak || sepText == ":"):
+			class = kNone // "--- PASS: TestX", "pass: 12" are test results
+		case k0 > 0 && (text[k0-1] == '{' || text[k0-1] == '$' || text[k0-1] == ':' && sepText == ":"):
+			// ${TOKEN:-x} is shell expansion; a:b:secret:c is an ARN or
+			// a URN, not an assignment.
+			class = kNone
+		case quoted && concatenated(text, k0, v0):
+			// "TOKEN=" + value: the quote after "=" closes a string that
+			// started before the key.
+			class = kNone
 		}
 	}
-	return func(text string, emit func(int, int, string)) { scan(text, 0, 0, emit) }
+	if class == kNone {
+		return kNone, v1
+	}
+	sep := sepStrong
+	if weak || !strings.Contains(sepText, "=") {
+		sep = sepWeak
+	}
+	var next byte
+	if v1 < len(text) {
+		next = text[v1]
+	}
+	v := text[v0:v1]
+	if !quoted {
+		// Sentence punctuation after a bare value is not part of it.
+		for len(v) > 0 && strings.IndexByte(".,;:", v[len(v)-1]) >= 0 {
+			v = v[:len(v)-1]
+		}
+		v1 = v0 + len(v)
+	}
+	codeLike := s0 > 0 && s1 < len(text) && s1 > s0 && text[s0-1] == ' ' && text[s1] == ' ' && strings.Contains(sepText, "=")
+	if !valueIsSecret(class, assignment{v: v, quoted: quoted, sep: sep, next: next, codeLike: codeLike}) {
+		return kNone, v1
+	}
+	return class, v1
 }
 
-// Value alternatives shared by the generic expressions: a double-quoted
-// string (escapes allowed), a single-quoted one, or a bare word.
-const (
-	valueQuoted = `"(?P<dq>(?:[^"\\\r\n]|\\.)+)"|'(?P<sq>[^'\r\n]+)'`
-	keyStems    = `(?:pass|pwd|secret|token|key|auth|cred|sess|sid|pat)`
-)
+// assignFinder returns a finder for an expression with a value group (dq,
+// sq or bare), an optional key group k and an optional separator group
+// sep; fixed is the class when there is no key group.
+func assignFinder(x *regexp.Regexp, weak bool, fixed keyClass) func(string, int, int, func(int, int, string)) {
+	gk, gsep := x.SubexpIndex("k"), x.SubexpIndex("sep")
+	gv := []int{x.SubexpIndex("dq"), x.SubexpIndex("sq"), x.SubexpIndex("bare")}
+	return func(text string, lo, hi int, emit func(int, int, string)) {
+		for _, m := range x.FindAllStringSubmatchIndex(text[lo:hi], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += lo
+				}
+			}
+			k0, k1, s0, s1 := m[0], m[0], m[0], m[0]
+			if gk >= 0 && m[2*gk] >= 0 {
+				k0, k1 = m[2*gk], m[2*gk+1]
+			}
+			if gsep >= 0 && m[2*gsep] >= 0 {
+				s0, s1 = m[2*gsep], m[2*gsep+1]
+			}
+			for j, g := range gv {
+				if g < 0 || m[2*g] < 0 {
+					continue
+				}
+				if c, end := judge(text, k0, k1, s0, s1, m[2*g], m[2*g+1], j < 2, weak, fixed); c != kNone {
+					emit(m[2*g], end, className[c])
+				}
+			}
+		}
+	}
+}
+
+// singleDash reports a key written as a single-dash flag whose name
+// does not start with a secret word: -ppassword, -psecret.
+func singleDash(text string, k0, k1 int) bool {
+	for k0 > 0 && text[k0-1] == '-' {
+		k0--
+	}
+	n := 0
+	for k0+n < k1 && text[k0+n] == '-' {
+		n++
+	}
+	return n == 1 && !stemWord(text[k0+1:k1])
+}
+
+// stemWord reports whether a single-dash flag name starts with a secret
+// word of its own (-password, -token, -api-key), not glued to a letter.
+func stemWord(key string) bool {
+	words := splitKey(key)
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "password", "passwd", "pass", "pwd", "passphrase", "token", "secret", "apikey", "api", "auth", "access", "client", "private":
+		return true
+	}
+	return false
+}
+
+// concatenated reports whether the quote opening a value at v0 closes a
+// string literal that opened just before the key at k0: "TOKEN=" + x.
+func concatenated(text string, k0, v0 int) bool {
+	if k0 == 0 || v0 == 0 {
+		return false
+	}
+	q := text[k0-1]
+	if q != '"' && q != '\'' && q != '`' {
+		return false
+	}
+	// No quote between the key and the value's opening quote.
+	return text[v0-1] == q && strings.IndexByte(text[k0:v0-1], q) < 0
+}
 
 func genericRules() []*rule {
-	assign := regexp.MustCompile(`(?i)(?P<k>[a-z0-9_.-]*` + keyStems + `[a-z0-9_.-]*)["'` + "`" + `]?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*(?:` +
-		valueQuoted + `|(?P<bare>[^\s"'` + "`" + `,;&<>(){}\[\]|\\]+))`)
-	flag := regexp.MustCompile(`(?i)(?:^|[\s"'])--?(?P<k>[a-z0-9_.-]*` + keyStems + `[a-z0-9_.-]*)[ \t]+(?:` +
-		valueQuoted + `|(?P<bare>[^\s"'` + "`" + `;&|<>()\\-][^\s"'` + "`" + `;&|<>()\\]*))`)
-	xml := regexp.MustCompile(`<(?P<k>[A-Za-z_][A-Za-z0-9_.:-]{0,64})>(?P<bare>[^<\r\n]+)</`)
 	// Chinese keys (password, pass phrase, secret key, private key, token,
 	// credential) before ":", "=", "是" (is) or "为" (is), up to twelve
 	// other Chinese characters between key and separator.
 	zh := regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|凭证|凭据)[^\x00-\x7f，。；、！？（）“”：]{0,12}?[ \t]*(?:[:：=]|是|为)[ \t]*(?P<bare>[!-~]+)`)
-	netrc := regexp.MustCompile(`(?i)(?:^|\s)(?P<k>password)[ \t]+(?P<bare>[^\s]+)`)
+	// .netrc: "login NAME password SECRET", on one line or several.
+	netrc := regexp.MustCompile(`(?i)(?:^|\s)login[ \t]+[^\s]+\s+password[ \t]+(?P<bare>[^\s]+)`)
 	multi := genericNames()
 	zhFind := assignFinder(zh, false, kPassword)
 	return []*rule{
 		{name: "password", multi: multi, keywords: []string{"密码", "口令", "密钥", "秘钥", "私钥", "令牌", "凭证", "凭据"},
-			custom: func(text string, emit func(int, int, string)) {
-				zhFind(text, func(s, e int, _ string) {
+			custom: func(text string, lo, hi int, emit func(int, int, string)) {
+				zhFind(text, lo, hi, func(s, e int, _ string) {
 					k := zhClass(text, s)
 					emit(s, e, className[k])
 				})
 			}},
-		{name: "password", multi: multi, keywords: genericKeywords, custom: assignFinder(xml, true, kNone)},
-		{name: "password", multi: multi, keywords: genericKeywords, custom: assignFinder(flag, true, kNone)},
-		{name: "password", multi: multi, keywords: genericKeywords, custom: assignFinder(assign, false, kNone)},
-		{name: "password", keywords: []string{"machine"}, custom: assignFinder(netrc, true, kPassword)},
+		{name: "password", multi: multi, keywords: genericKeywords, onHits: scanAssignments},
+		{name: "password", keywords: []string{"login"}, custom: assignFinder(netrc, true, kPassword), back: 16, fwd: 1024, multiLine: true},
 	}
 }
 

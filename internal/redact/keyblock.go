@@ -10,11 +10,11 @@ import (
 // line; a truncated one runs as far as its body looks like base64. A
 // BEGIN line followed by no body (a mention in prose) is left alone.
 // Public keys and certificates are not secrets and are not reported.
-func findPrivateKeys(text string, emit func(start, end int, name string)) {
+func findPrivateKeys(text string, lo, hi int, emit func(start, end int, name string)) {
 	const begin = "-----BEGIN "
-	pos := 0
+	pos := lo
 	for {
-		i := strings.Index(text[pos:], begin)
+		i := strings.Index(text[pos:hi], begin)
 		if i < 0 {
 			return
 		}
@@ -112,11 +112,12 @@ func nextIsEnd(text string, i int) bool {
 // findAWSSecretNearID reports bare 40-character AWS secret access keys
 // within 256 bytes of an access key id (a CSV row, "id / secret" in a
 // chat message). Hex strings (git SHAs) are not keys.
-func findAWSSecretNearID(idRule *rule) func(string, func(int, int, string)) {
+func findAWSSecretNearID(idRule *rule) func(string, int, int, func(int, int, string)) {
 	const window = 256
-	return func(text string, emit func(int, int, string)) {
+	return func(text string, wlo, whi int, emit func(int, int, string)) {
 		scanned := 0
-		for _, m := range idRule.re.FindAllStringIndex(text, -1) {
+		for _, m := range idRule.re.FindAllStringIndex(text[wlo:whi], -1) {
+			m[0], m[1] = m[0]+wlo, m[1]+wlo
 			if !idRule.tokenChars.bounded(text, m[0], m[1]) {
 				continue
 			}

@@ -13,10 +13,10 @@ type prefilter struct {
 	nrules int
 }
 
-// ruleBits is a set of rule indexes.
-type ruleBits []uint64
-
-func (b ruleBits) has(i int) bool { return b[i/64]&(1<<(uint(i)%64)) != 0 }
+// hits lists, per rule, the offsets just past each occurrence of one of
+// its keywords, in increasing order; a rule without keywords has one hit
+// at 0. A rule with no entry did not occur.
+type hits [][]int32
 
 // newPrefilter builds the automaton; keywords[i] are rule i's keywords,
 // already lower case. A rule without keywords runs on every text.
@@ -89,30 +89,30 @@ func newPrefilter(keywords [][]string) *prefilter {
 	return p
 }
 
-// scan returns the rules whose keywords occur in text, or nil when none
-// does.
-func (p *prefilter) scan(text string) ruleBits {
-	var bits ruleBits
-	mark := func(rules []uint16) {
-		if bits == nil {
-			bits = make(ruleBits, (p.nrules+63)/64)
+// scan returns the keyword hits of every rule in text, or nil when no
+// rule has any.
+func (p *prefilter) scan(text string) hits {
+	var h hits
+	add := func(rules []uint16, pos int32) {
+		if h == nil {
+			h = make(hits, p.nrules)
 		}
 		for _, r := range rules {
-			bits[r/64] |= 1 << (r % 64)
+			h[r] = append(h[r], pos)
 		}
 	}
 	if len(p.always) > 0 {
-		mark(p.always)
+		add(p.always, 0)
 	}
 	s := int32(0)
 	next, class, nclass, out := p.next, &p.class, int32(p.nclass), p.out
 	for i := 0; i < len(text); i++ {
 		s = next[s*nclass+int32(class[lower(text[i])])]
 		if o := out[s]; len(o) > 0 {
-			mark(o)
+			add(o, int32(i+1))
 		}
 	}
-	return bits
+	return h
 }
 
 // lower lower-cases an ASCII letter and leaves every other byte alone.

@@ -150,23 +150,102 @@ var compiled = sync.OnceValue(func() *ruleSet {
 	return &ruleSet{rules: rules, pre: newPrefilter(kws)}
 })
 
-// find runs every rule whose keywords occur in text and returns the
-// spans they report.
+// find runs every rule whose keywords occur in text, on windows around
+// the occurrences, and returns the spans they report.
 func (rs *ruleSet) find(text string) []span {
-	hit := rs.pre.scan(text)
-	if hit == nil {
+	h := rs.pre.scan(text)
+	if h == nil {
 		return nil
 	}
 	var out []span
 	for i, r := range rs.rules {
-		if !hit.has(i) {
+		if len(h[i]) == 0 {
 			continue
 		}
-		r.find(text, func(start, end int, name string) {
+		if r.requires != "" && !containsFold(text, r.requires) {
+			continue
+		}
+		emit := func(start, end int, name string) {
 			if start < end {
 				out = append(out, span{start: start, end: end, rule: i, name: name})
 			}
-		})
+		}
+		if r.onHits != nil {
+			r.onHits(text, h[i], emit)
+			continue
+		}
+		if r.wholeText {
+			r.find(text, 0, len(text), emit)
+			continue
+		}
+		windows(text, h[i], r, func(lo, hi int) { r.find(text, lo, hi, emit) })
 	}
 	return out
+}
+
+// windows calls f with the merged windows around a rule's hits: from
+// r.back bytes before a hit to r.fwd bytes after it, cut at the line
+// breaks around the hit unless the rule spans lines. Its cost is linear
+// in the text, however dense the hits.
+func windows(text string, hits []int32, r *rule, f func(lo, hi int)) {
+	back, fwd := r.back, r.fwd
+	if back == 0 {
+		back = 256
+	}
+	if fwd == 0 {
+		fwd = 4096
+	}
+	lo, hi := -1, -1
+	hiAtBreak := false // hi stopped at a line break (not at fwd)
+	for _, h32 := range hits {
+		p := int(h32)
+		if lo >= 0 && p <= hi {
+			// Same window; extend it unless it already ends at the line
+			// break that also ends this hit's line.
+			if !hiAtBreak {
+				limit := min(len(text), p+fwd)
+				if limit > hi {
+					if k := strings.IndexByte(text[hi:limit], '\n'); k >= 0 && !r.multiLine {
+						hi, hiAtBreak = hi+k, true
+					} else {
+						hi = limit
+					}
+				}
+			}
+			continue
+		}
+		if lo >= 0 {
+			f(lo, hi)
+		}
+		lo = max(0, p-back)
+		if !r.multiLine {
+			if k := strings.LastIndexByte(text[lo:p], '\n'); k >= 0 {
+				lo += k + 1 // keywords hold no line break
+			}
+		}
+		hi, hiAtBreak = min(len(text), p+fwd), false
+		if !r.multiLine {
+			if k := strings.IndexByte(text[p:hi], '\n'); k >= 0 {
+				hi, hiAtBreak = p+k, true
+			}
+		}
+	}
+	if lo >= 0 {
+		f(lo, hi)
+	}
+}
+
+// containsFold reports whether text contains the lower-case ASCII word w,
+// ignoring ASCII case.
+func containsFold(text, w string) bool {
+	for i := 0; i+len(w) <= len(text); i++ {
+		j := 0
+		for j < len(w) && lower(text[i+j]) == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }

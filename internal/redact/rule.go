@@ -25,8 +25,19 @@ type rule struct {
 	leftChars *byteSet
 	// check, when set, vets a candidate secret.
 	check func(secret string) bool
-	// custom finders replace the regexp.
-	custom func(text string, emit func(start, end int, name string))
+	// custom finders replace the regexp; they look for secrets in
+	// text[lo:hi] and may read the text around it.
+	custom func(text string, lo, hi int, emit func(start, end int, name string))
+	// The rule runs on windows around its keyword hits: from back bytes
+	// before a hit to fwd bytes after it (defaults 256 and 4096), cut at
+	// line breaks unless multiLine. wholeText rules run on all the text.
+	back, fwd int
+	multiLine bool
+	wholeText bool
+	// requires, when set, must also occur in the text (any case).
+	requires string
+	// onHits, when set, replaces windows: it gets the keyword hits.
+	onHits func(text string, hits []int32, emit func(start, end int, name string))
 }
 
 func (r *rule) names() []string {
@@ -43,17 +54,17 @@ func (r *rule) nameOf(s span) string {
 	return r.name
 }
 
-// find reports the rule's secrets in text.
-func (r *rule) find(text string, emit func(start, end int, name string)) {
+// find reports the rule's secrets in text[lo:hi].
+func (r *rule) find(text string, lo, hi int, emit func(start, end int, name string)) {
 	if r.custom != nil {
-		r.custom(text, emit)
+		r.custom(text, lo, hi, emit)
 		return
 	}
-	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-		start, end := m[2*r.group], m[2*r.group+1]
-		if start < 0 {
+	for _, m := range r.re.FindAllStringSubmatchIndex(text[lo:hi], -1) {
+		if m[2*r.group] < 0 {
 			continue
 		}
+		start, end := lo+m[2*r.group], lo+m[2*r.group+1]
 		if r.tokenChars != nil && !r.tokenChars.bounded(text, start, end) && r.leftChars == nil {
 			continue
 		}
@@ -104,6 +115,7 @@ var (
 	word      = newByteSet("A-Za-z0-9_")
 	wordDash  = newByteSet("A-Za-z0-9_-")
 	b64Chars  = newByteSet("A-Za-z0-9+/=")
+	b64Body   = newByteSet("A-Za-z0-9+/")
 	b64URL    = newByteSet("A-Za-z0-9_=-")
 	wordDot   = newByteSet("A-Za-z0-9_.-")
 	azureChar = newByteSet("A-Za-z0-9_~.-")

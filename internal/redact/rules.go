@@ -1,6 +1,9 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // kw is shorthand for a keyword list.
 func kw(k ...string) []string { return k }
@@ -13,16 +16,16 @@ func buildRules() []*rule {
 	awsID := re("aws-access-key-id", kw("akia", "asia", "abia", "acca", "a3t"),
 		`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}`, alnum, randomLooking)
 	rules := []*rule{
-		{name: "private-key", keywords: kw("-----begin "), custom: findPrivateKeys},
-		re("putty-private-key", kw("private-lines:"), `Private-Lines: *[0-9]+\r?\n(?P<s>(?:[A-Za-z0-9+/=]+(?:\r?\n|$))+)`, nil, nil),
+		{name: "private-key", keywords: kw("-----begin "), custom: findPrivateKeys, wholeText: true},
+		wholeText(re("putty-private-key", kw("private-lines:"), `Private-Lines: *[0-9]+\r?\n(?P<s>(?:[A-Za-z0-9+/=]+(?:\r?\n|$))+)`, nil, nil)),
 
 		// AWS: the secret access key after its key name, then ids, then a
 		// bare secret next to an id.
-		re("aws-secret-key", kw("secret"),
+		withLeft(re("aws-secret-key", kw("secret"),
 			`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key|aws[_.-]?secret)["'`+"`"+`]?[ \t]*(?::=|=>|=|:)[ \t]*["'`+"`"+`]?(?P<s>[A-Za-z0-9/+]{40})`,
-			b64Chars, awsSecretLike),
+			b64Chars, awsSecretLike), b64Body),
 		awsID,
-		{name: "aws-secret-key", keywords: awsID.keywords, custom: findAWSSecretNearID(awsID)},
+		{name: "aws-secret-key", keywords: awsID.keywords, custom: findAWSSecretNearID(awsID), back: 320, fwd: 320, multiLine: true},
 
 		// GitHub, GitLab.
 		re("github-pat", kw("ghp_"), `ghp_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
@@ -40,7 +43,7 @@ func buildRules() []*rule {
 		re("slack-webhook", kw("hooks.slack.com"), `hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})`, nil, nil),
 		re("teams-webhook", kw("webhook.office.com"), `\.webhook\.office\.com/webhookb2/(?P<s>[A-Za-z0-9@/_-]{40,})`, nil, nil),
 		re("discord-webhook", kw("/api/webhooks/"), `discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/(?P<s>[A-Za-z0-9_-]{40,100})`, wordDash, nil),
-		re("discord-bot-token", kw("discord"), `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`, wordDash, mixedToken),
+		near(re("discord-bot-token", kw("discord"), `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`, wordDash, mixedToken), 8192),
 		withLeft(re("telegram-bot-token", kw(":aa"), `[0-9]{8,10}:AA[A-Za-z0-9_-]{33}`, wordDash, mixedAfter(12)), digits),
 
 		// Payments and commerce.
@@ -103,7 +106,7 @@ func buildRules() []*rule {
 
 		// Azure.
 		re("azure-storage-key", kw("accountkey="), `(?i)AccountKey=(?P<s>[A-Za-z0-9+/]{86}==)`, nil, nil),
-		re("azure-shared-access-key", kw("sharedaccesskey="), `(?i)SharedAccessKey=(?P<s>[A-Za-z0-9+/]{42,86}={0,2})`, b64Chars, nil),
+		withLeft(re("azure-shared-access-key", kw("sharedaccesskey="), `(?i)SharedAccessKey=(?P<s>[A-Za-z0-9+/]{42,86}={0,2})`, b64Chars, nil), b64Body),
 		re("azure-sas-signature", kw("sig="), `[?&]sig=(?P<s>[A-Za-z0-9%+/=]{30,})`, nil, nil),
 		re("azure-client-secret", kw("q~"), `[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}`, azureChar, mixedToken),
 
@@ -116,8 +119,7 @@ func buildRules() []*rule {
 		re("jwt", kw("eyj"), `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`, wordDash, nil),
 
 		// Credentials in URLs, headers and commands.
-		re("url-password", kw("://"),
-			`[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@\[\]"'<>]*:(?P<s>[^\s/?#"'<>]+)@[A-Za-z0-9\[]`, nil, urlPassword),
+		{name: "url-password", keywords: kw("://"), onHits: findURLPasswords},
 		re("basic-auth", kw("basic"), `(?i)\bbasic[ \t]+(?P<s>[A-Za-z0-9+/]{6,}={0,2})`, b64Chars, basicCredential),
 		re("bearer-token", kw("bearer"), `(?i)\bbearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{16,})`, wordDot, bearerValue),
 		re("authorization", kw("authorization"),
@@ -129,8 +131,8 @@ func buildRules() []*rule {
 		re("password", kw("sshpass", "login", "redis-cli", "mongo", "ldap"),
 			`(?:sshpass[ \t]+-p|docker[ \t]+login\b[^\r\n|;&]*?[ \t](?:-p|--password)|redis-cli\b[^\r\n|;&]*?[ \t](?:-a|--pass)|mongo(?:sh)?\b[^\r\n|;&]*?[ \t]-p|ldap[a-z]+\b[^\r\n|;&]*?[ \t]-w)(?:[ \t]+|=)?(?:'(?P<sq>[^'\r\n]+)'|"(?P<dq>[^"\r\n]+)"|(?P<bare>[^\s'"-][^\s'"]*))`,
 			nil, nil),
-		re("password", kw("curl", "wget", "http"),
-			`(?:curl|wget|http|https)\b[^\r\n|;&]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:(?P<s>[^\s"']+)`,
+		re("password", kw("curl", "wget"),
+			`(?:curl|wget)\b[^\r\n|;&]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:(?P<s>[^\s"']+)`,
 			nil, notPlaceholder),
 	}
 	// The command rules pick whichever value group matched.
@@ -143,17 +145,31 @@ func buildRules() []*rule {
 }
 
 // commandFinder reports the quoted or bare password of a command line.
-func commandFinder(x *regexp.Regexp) func(string, func(int, int, string)) {
+func commandFinder(x *regexp.Regexp) func(string, int, int, func(int, int, string)) {
 	gs := []int{x.SubexpIndex("sq"), x.SubexpIndex("dq"), x.SubexpIndex("bare")}
-	return func(text string, emit func(int, int, string)) {
-		for _, m := range x.FindAllStringSubmatchIndex(text, -1) {
+	return func(text string, lo, hi int, emit func(int, int, string)) {
+		for _, m := range x.FindAllStringSubmatchIndex(text[lo:hi], -1) {
 			for _, g := range gs {
-				if m[2*g] >= 0 && !isPlaceholder(text[m[2*g]:m[2*g+1]]) {
-					emit(m[2*g], m[2*g+1], "")
+				if m[2*g] >= 0 && !isPlaceholder(text[lo+m[2*g]:lo+m[2*g+1]]) {
+					emit(lo+m[2*g], lo+m[2*g+1], "")
 				}
 			}
 		}
 	}
+}
+
+// near makes a rule look up to n bytes around its keyword, across
+// lines (import discord … client.run("…")).
+func near(r *rule, n int) *rule {
+	r.back, r.fwd, r.multiLine = n, n, true
+	return r
+}
+
+// wholeText marks a rule that runs on all the text (its expression
+// starts with a literal, which the regexp package finds quickly).
+func wholeText(r *rule) *rule {
+	r.wholeText = true
+	return r
 }
 
 // mixedAfter checks a prefixed token: the body after its n-byte prefix
@@ -183,9 +199,41 @@ func withLeft(r *rule, left *byteSet) *rule {
 	return r
 }
 
-// urlPassword vets the password of scheme://user:password@host: any
-// value but a syntactic placeholder (even "pass" is a password there).
-func urlPassword(s string) bool { return !isTemplate(s) }
+// authorityStop ends the authority (user:password@host:port) of a URL.
+var authorityStop = newByteSet("/?#\"'<> \t\r\n\v\f\\`")
+
+// findURLPasswords reports the password of scheme://user:password@host
+// for any scheme: any value but a syntactic placeholder (even "pass" is
+// a password there). The user and host stay. The last "@" before the
+// host ends the password, so a raw "@" inside it is covered too.
+func findURLPasswords(text string, hits []int32, emit func(int, int, string)) {
+	done := 0
+	for _, h := range hits {
+		p := int(h) // just past "://"
+		if p < done || p < 4 || !(isLetter(text[p-4]) || '0' <= text[p-4] && text[p-4] <= '9' || strings.IndexByte("+.-", text[p-4]) >= 0) {
+			continue
+		}
+		j := p
+		for j < len(text) && j-p < 1024 && !authorityStop[text[j]] {
+			j++
+		}
+		done = j
+		auth := text[p:j]
+		at := strings.LastIndexByte(auth, '@')
+		if at < 0 || at+1 >= len(auth) || !(isLetter(auth[at+1]) || '0' <= auth[at+1] && auth[at+1] <= '9' || auth[at+1] == '[') {
+			continue
+		}
+		colon := strings.IndexByte(auth[:at], ':')
+		if colon < 0 || colon+1 == at || strings.Contains(auth[:at], MarkerPrefix) {
+			continue
+		}
+		if pw := auth[colon+1 : at]; !isTemplate(pw) {
+			emit(p+colon+1, p+at, "")
+		}
+	}
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // bearerValue vets a bearer token: generated-looking, not a placeholder.
 func bearerValue(s string) bool { return !isPlaceholder(s) && mixedToken(s) }
