@@ -236,10 +236,34 @@ type assignment struct {
 	codeLike bool    // "x = y" with spaces around the separator
 }
 
+// holdsAssignment reports whether a bare value starts with a key that
+// names a secret followed by = or : (password=token=…).
+func holdsAssignment(v string) bool {
+	k := strings.IndexAny(v, "=:")
+	if k <= 0 || k+1 >= len(v) || v[k+1] == '=' {
+		return false
+	}
+	j := k
+	for j > 0 && keyByte[v[j-1]] {
+		j--
+	}
+	return j < k && classifyKey(v[j:k]) != kNone
+}
+
+// probeLen bounds the bytes of a value that valueIsSecret examines.
+const probeLen = 256
+
 // valueIsSecret decides whether a value assigned to a key of class c is
 // a secret.
 func valueIsSecret(c keyClass, a assignment) bool {
-	v, quoted, sep := a.v, a.quoted, a.sep
+	quoted, sep := a.quoted, a.sep
+	// The checks read at most the first probeLen bytes, so a long value
+	// costs no more than a short one; its length still counts.
+	full := len(a.v)
+	v := a.v[:min(full, probeLen)]
+	if !quoted && holdsAssignment(v) {
+		return false // token=x:token=y… is a chain of assignments, judged one by one
+	}
 	if isPlaceholder(v) || isPathLike(v) || isEnumWord(v) || isNumberLiteral(v) && (c != kPassword || a.codeLike || strings.Contains(v, "x")) {
 		return false
 	}
@@ -256,7 +280,7 @@ func valueIsSecret(c keyClass, a assignment) bool {
 		return false
 	}
 	if c == kPassword {
-		if len(v) < 4 || len(v) <= 5 && isNumberLiteral(v) {
+		if full < 4 || full <= 5 && isNumberLiteral(v) {
 			return false
 		}
 		if sep == sepWeak && !quoted && isHumanWord(v) {
@@ -264,7 +288,7 @@ func valueIsSecret(c keyClass, a assignment) bool {
 		}
 		return true
 	}
-	if len(v) < 8 || strings.ContainsAny(v, " \t") {
+	if full < 8 || strings.ContainsAny(v, " \t") {
 		return false
 	}
 	if l, u, d, o := charClasses(v); !d && !o && (l || u) {
@@ -272,7 +296,7 @@ func valueIsSecret(c keyClass, a assignment) bool {
 		// ValidationError) unless long and random.
 		return len(v) >= 24 && entropy(v) >= 4.0
 	}
-	if c == kSession && (len(v) < 12 || isUUID(v) || strings.HasPrefix(v, "ses_")) {
+	if c == kSession && (full < 12 || isUUID(v) || strings.HasPrefix(v, "ses_")) {
 		// Coding agents' session ids (UUIDs, opencode's ses_…) name a
 		// conversation; they grant nothing.
 		return false

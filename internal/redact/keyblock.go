@@ -20,17 +20,16 @@ func findPrivateKeys(text string, lo, hi int, emit func(start, end int, name str
 		}
 		start := pos + i
 		hdr := start + len(begin)
-		j := strings.Index(text[hdr:min(len(text), hdr+64)], "-----")
-		if j < 0 {
+		j := hdr
+		for j < hi && j-hdr < 64 && (text[j] == ' ' || 'A' <= text[j] && text[j] <= 'Z' || '0' <= text[j] && text[j] <= '9') {
+			j++
+		}
+		label := text[hdr:j]
+		if !strings.HasPrefix(text[j:hi], "-----") || !strings.Contains(label, "PRIVATE KEY") {
 			pos = hdr
 			continue
 		}
-		label := text[hdr : hdr+j]
-		bodyStart := hdr + j + 5
-		if !strings.Contains(label, "PRIVATE KEY") {
-			pos = bodyStart
-			continue
-		}
+		bodyStart := j + 5
 		end, ok := scanKeyBody(text, bodyStart)
 		if ok {
 			emit(start, end, "")

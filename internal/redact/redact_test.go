@@ -112,9 +112,16 @@ func TestCleanTextAndIdempotence(t *testing.T) {
 	}
 }
 
+// fataler is what checkReport needs of *testing.T, *rapid.T and
+// fuzz targets.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // checkReport verifies that the output is the input with each finding's
 // span replaced by its marker, findings in order and apart.
-func checkReport(t *testing.T, in, out string, rep Report) {
+func checkReport(t fataler, in, out string, rep Report) {
 	t.Helper()
 	var b strings.Builder
 	last := 0

@@ -44,6 +44,7 @@ func scanAssignments(text string, hits []int32, emit func(int, int, string)) {
 		}
 		if c, v0, v1 := assignmentAt(text, k0, k1, &bare); c != kNone {
 			emit(v0, v1, className[c])
+			done = max(done, v1) // keys inside a redacted value need no look
 		}
 	}
 }
