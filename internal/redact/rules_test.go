@@ -17,7 +17,9 @@ const (
 // faker makes deterministic, format-valid fake secret bodies.
 type faker struct{ r *rand.Rand }
 
-func newFaker(seed uint64) *faker { return &faker{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
+func newFaker(seed uint64) *faker {
+	return &faker{rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
 
 // s returns n characters of set, with upper, lower and digit when the
 // set has them (so that no sample looks like a placeholder).
