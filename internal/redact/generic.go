@@ -72,7 +72,7 @@ func init() {
 	for _, w := range strings.Fields(`key value val base data b64 base64 hex raw enc encoded plain plaintext secret
 		token password id v1 v2 v3 prod production dev development test testing staging stage live sandbox main
 		primary secondary backup old new current default local remote global override admin root user bot app ci
-		string str`) {
+		string str confirmation confirm repeat again retype`) {
 		trailingOK[w] = true
 	}
 	for _, w := range strings.Fields(`db pg my mysql root admin user usr smtp ftp sftp mail email redis ldap bind

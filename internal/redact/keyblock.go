@@ -30,11 +30,13 @@ func findPrivateKeys(text string, lo, hi int, emit func(start, end int, name str
 			continue
 		}
 		bodyStart := j + 5
-		end, ok := scanKeyBody(text, bodyStart)
-		if ok {
-			emit(start, end, "")
+		end, ok := scanKeyBody(text[:hi], bodyStart)
+		if !ok {
+			pos = bodyStart
+			continue
 		}
-		pos = max(end, bodyStart)
+		emit(start, end, "")
+		pos = end
 	}
 }
 
@@ -56,11 +58,14 @@ func scanKeyBody(text string, i int) (end int, ok bool) {
 			continue
 		}
 		if strings.HasPrefix(text[i:], endMark) {
-			k := strings.Index(text[i+len(endMark):min(len(text), i+len(endMark)+64)], "-----")
-			if k < 0 {
+			k := i + len(endMark)
+			for k < len(text) && k-i < 80 && (text[k] == ' ' || 'A' <= text[k] && text[k] <= 'Z' || '0' <= text[k] && text[k] <= '9') {
+				k++
+			}
+			if !strings.HasPrefix(text[k:], "-----") {
 				return end, ok
 			}
-			return i + len(endMark) + k + 5, ok
+			return k + 5, ok
 		}
 		// One token.
 		j := i

@@ -132,7 +132,7 @@ func buildRules() []*rule {
 			`(?:sshpass[ \t]+-p|docker[ \t]+login\b[^\r\n|;&]*?[ \t](?:-p|--password)|redis-cli\b[^\r\n|;&]*?[ \t](?:-a|--pass)|mongo(?:sh)?\b[^\r\n|;&]*?[ \t]-p|ldap[a-z]+\b[^\r\n|;&]*?[ \t]-w)(?:[ \t]+|=)?(?:'(?P<sq>[^'\r\n]+)'|"(?P<dq>[^"\r\n]+)"|(?P<bare>[^\s'"-][^\s'"]*))`,
 			nil, nil),
 		re("password", kw("curl", "wget"),
-			`(?:curl|wget)\b[^\r\n|;&]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']*:(?P<s>[^\s"']+)`,
+			`(?:curl|wget)\b[^\r\n|;&]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'\[]*:(?P<s>[^\s"']+)`,
 			nil, notPlaceholder),
 	}
 	// The command rules pick whichever value group matched.
