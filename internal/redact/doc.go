@@ -101,6 +101,10 @@
 // miss the generic forms this engine sees most (passwords in
 // connection strings, URLs, CLI flags, Chinese prose). The dev set was
 // written by the same hand as the rules, so its perfect score measures
-// coverage of the listed formats, not generalisation: the held-out set
-// in testdata (when present) is the figure to quote.
+// coverage of the listed formats, not generalisation. On the independent
+// held-out set (written by someone else: 175 texts, 172 secrets, 71
+// look-alikes), scored once after the rules were final, the package
+// removed 169/172 secrets, cleaned 107/110 texts fully and changed 3/71
+// look-alikes; the misses were Feishu/Lark, RubyGems and one Tencent
+// Cloud format. Rules added for them must be judged on a fresh set.
 package redact
