@@ -77,7 +77,9 @@
 // one pass. Every step is linear in the input; BenchmarkRedactAdversarial
 // checks that on inputs made of dense keyword hits and unterminated
 // structures. The rules are compiled on first use (about 2 ms), so a
-// process that never redacts pays nothing.
+// process that never redacts pays nothing. There is one fixed rule set
+// and no options: there is one boundary and one policy, and a switch to
+// turn rules off would only let a caller weaken it.
 //
 // # Why not a library
 //
