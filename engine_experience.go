@@ -77,22 +77,6 @@ func (e *Engine) ImportSkills(ctx context.Context, r io.Reader, in SkillImportIn
 	return e.experience.ImportSkills(ctx, r, in)
 }
 
-// StartExperienceWorker starts the background extraction of task
-// experiences: after an outcome of a task is recorded and no other outcome
-// of it arrived for experience.auto_extract_delay, the task's experience
-// is extracted with the chat model. It first queues the tasks of the last
-// 7 days' outcomes that have captured turns but no experience. It runs
-// until ctx ends or the engine is closed; Close waits for it.
-func (e *Engine) StartExperienceWorker(ctx context.Context) error {
-	return e.experience.StartExperienceWorker(ctx)
-}
-
-// ExperienceWorkerStats reports the background extraction worker's state
-// and counters (zero counters when it never ran).
-func (e *Engine) ExperienceWorkerStats() ExperienceWorkerStats {
-	return e.experience.ExperienceWorkerStats()
-}
-
 // Capture stores turns of a task's conversation: the material feedback
 // signals, task experiences and memories are made of. User and assistant
 // turns become recallable memories (full text and vector).

@@ -9,8 +9,11 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/backupsvc"
 	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
+	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/internal/veccache"
+	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
 )
@@ -30,6 +33,7 @@ type Engine struct {
 	experience *experiencesvc.Service
 	explore    *exploresvc.Service
 	backup     *backupsvc.Service
+	jobs       *jobsvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -60,9 +64,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		Config: cfg.Experience, Embedder: embedder, Chat: chat, SkillsDir: filepath.Join(cfg.Home, "skills"),
 		Snapshots: veccache.NewSnapshots(cfg.Home, cfg.DB, cfg.Store != nil, env.Logger),
 	})
+	runner := jobs.New(st, jobs.Options{Now: env.Now, Logger: env.Logger})
+	runner.Register(e.experience.ExtractJob())
+	e.jobs = jobsvc.New(env, runner)
 	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{
-		Sections:        e.experience.GuidanceSections,
-		OutcomeRecorded: e.experience.OutcomeRecorded,
+		Sections: e.experience.GuidanceSections,
+		OutcomeTx: func(ctx context.Context, tx store.Tx, o learning.Outcome, now time.Time) error {
+			return e.experience.EnqueueExtraction(ctx, tx, o.Project, o.TaskID, now)
+		},
+		OutcomeRecorded: func(string, string) { runner.Wake() },
 	})
 	e.explore = exploresvc.New(env)
 	e.backup = backupsvc.New(env, e.learning, e.experience, Version)

@@ -8,7 +8,9 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/backupsvc"
 	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
+	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/internal/veccache"
 	"github.com/kaizenhq/kaizen/learning"
 )
@@ -89,7 +91,6 @@ type (
 	SkillExportResult      = experiencesvc.SkillExportResult
 	SkillImportInput       = experiencesvc.SkillImportInput
 	SkillImportResult      = experiencesvc.SkillImportResult
-	ExperienceWorkerStats  = experiencesvc.ExperienceWorkerStats
 )
 
 // Types of exploresvc.
@@ -139,6 +140,14 @@ const (
 const (
 	DefaultExploreStrategy = exploresvc.DefaultExploreStrategy
 	ExportFormat           = backupsvc.ExportFormat
+)
+
+// Types of jobsvc (background jobs).
+type (
+	JobQuery  = jobsvc.JobQuery
+	JobList   = jobsvc.JobList
+	JobResult = jobsvc.RunResult
+	JobStats  = jobs.Stats
 )
 
 // HeuristicActions lists the actions HeuristicAction takes.

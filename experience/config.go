@@ -34,10 +34,9 @@ type Config struct {
 	// outcome, is read once it has settled (default 30s; 0 or at least 1ms,
 	// at most 24h; "30s", "2m" in kaizen.toml and KAIZEN_* variables).
 	AutoExtractDelay time.Duration `toml:"auto_extract_delay" json:"auto_extract_delay"`
-	// AutoExtractRescan is how often the daemon looks for outcomes that
-	// other processes recorded (a CLI command, an MCP server over stdio,
-	// another daemon) and queues their tasks too (default 1m; at least 1ms,
-	// at most 24h).
+	// AutoExtractRescan is no longer used: extraction is a durable job
+	// queued with the outcome, which every process's runner finds. It is
+	// still read (and validated) so that existing configuration files load.
 	AutoExtractRescan time.Duration `toml:"auto_extract_rescan" json:"auto_extract_rescan"`
 	// RecallTopK is the number of heuristics recall scores for the filter
 	// (heuristicRecallTopK, default 3).

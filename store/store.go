@@ -60,6 +60,7 @@ type Tx interface {
 	TaskStorage
 	ExploreStorage
 	ExperienceStorage
+	JobStorage
 	MetaStorage
 }
 

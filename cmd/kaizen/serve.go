@@ -116,16 +116,22 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 				ln.Close()
 				return err
 			}
-			// Learn without being asked: extract each finished task's
-			// experience in the background (stopped by Engine.Close).
-			if err := e.StartExperienceWorker(ctx); err != nil {
-				ln.Close()
-				return err
-			}
-			if s := e.ExperienceWorkerStats(); s.Running {
-				logger.Info("background experience extraction is on", "mode", s.Mode, "delay", s.Delay)
+			// Learn without being asked: the durable job runner extracts
+			// each finished task's experience (and runs every other
+			// background job) until the server stops.
+			jobsCtx, stopJobs := context.WithCancel(ctx)
+			jobsDone := make(chan struct{})
+			go func() {
+				defer close(jobsDone)
+				if err := e.RunJobs(jobsCtx); err != nil {
+					logger.Error("background jobs stopped", "err", err)
+				}
+			}()
+			defer func() { stopJobs(); <-jobsDone }()
+			if why := e.AutoExtractOff(); why != "" {
+				logger.Info("background experience extraction is off", "reason", why)
 			} else {
-				logger.Info("background experience extraction is off", "reason", s.Reason)
+				logger.Info("background experience extraction is on", "mode", cfg.Experience.Mode, "delay", cfg.Experience.AutoExtractDelay)
 			}
 			// Load the vector indexes now (from their snapshots when an
 			// earlier run saved them), so that no recall waits for it.

@@ -36,10 +36,8 @@ type Service struct {
 	writers keyedMutex
 	// skillsDir holds the SKILL.md files: <skillsDir>/<project>/<name>/.
 	skillsDir string
-	// projects lists the projects holding data (for warming and rescans).
+	// projects lists the projects holding data (for warming).
 	projects func(ctx context.Context) ([]string, error)
-
-	worker workerState
 }
 
 // Options configure the experience service.
@@ -64,12 +62,8 @@ func New(env *app.Env, opts Options) *Service {
 		projects: env.Projects}
 }
 
-// Close stops the background worker, if it runs, and saves the vector
-// index snapshots for the next process.
-func (s *Service) Close() {
-	s.stopExperienceWorker()
-	s.vecs.Close()
-}
+// Close saves the vector index snapshots for the next process.
+func (s *Service) Close() { s.vecs.Close() }
 
 // HasChatModel reports whether a chat model is configured for extraction.
 func (s *Service) HasChatModel() bool { return s.chat != nil }

@@ -182,6 +182,11 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 		if _, err := tx.InsertOutcome(ctx, o); err != nil {
 			return err
 		}
+		if s.hooks.OutcomeTx != nil {
+			if err := s.hooks.OutcomeTx(ctx, tx, o, now); err != nil {
+				return err
+			}
+		}
 		res.Outcome = o
 		// The outcome row holds its criterion feedback events
 		// (learning.FeedbackEvents). Shared rows come after it: patterns,
@@ -222,8 +227,8 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 	if err != nil {
 		return nil, err
 	}
-	// Committed: the daemon's worker extracts the task's experience once
-	// the task is quiet (a non-blocking enqueue; a no-op without worker).
+	// Committed: the job runner of this process may look at the work the
+	// transaction enqueued.
 	if s.hooks.OutcomeRecorded != nil {
 		s.hooks.OutcomeRecorded(res.Outcome.Project, res.Outcome.TaskID)
 	}

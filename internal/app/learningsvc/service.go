@@ -8,9 +8,11 @@ package learningsvc
 
 import (
 	"context"
+	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
 )
 
 // Service runs the learning system's actions.
@@ -27,8 +29,12 @@ type Hooks struct {
 	// Sections adds guidance sections from other subsystems (recalled
 	// heuristics and skills) to plan guidance.
 	Sections func(ctx context.Context, in PlanInput) []learning.GuidanceSection
-	// OutcomeRecorded is called after an outcome committed (the
-	// experience worker extracts the task's experience later).
+	// OutcomeTx runs in the transaction that records an outcome, after
+	// the outcome is stored (the experience system enqueues the task's
+	// extraction there, so the job commits with the outcome).
+	OutcomeTx func(ctx context.Context, tx store.Tx, o learning.Outcome, now time.Time) error
+	// OutcomeRecorded is called after an outcome committed (it wakes the
+	// job runner of this process).
 	OutcomeRecorded func(project, taskID string)
 }
 

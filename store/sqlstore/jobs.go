@@ -1,0 +1,225 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Background jobs. Times are microseconds since the epoch, 0 for unset.
+
+const jobCols = `id, kind, args, unique_key, state, run_at, attempts, max_attempts, lease_owner, lease_until,
+	last_error, created_at, finished_at`
+
+func at0(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+func from0(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(n).UTC()
+}
+
+func scanJob(s scanner) (store.Job, error) {
+	var j store.Job
+	var args string
+	var key *string
+	var runAt, leaseUntil, created, finished int64
+	err := s.Scan(&j.ID, &j.Kind, &args, &key, &j.State, &runAt, &j.Attempts, &j.MaxAttempts, &j.LeaseOwner,
+		&leaseUntil, &j.LastError, &created, &finished)
+	if key != nil {
+		j.UniqueKey = *key
+	}
+	j.Args = json.RawMessage(args)
+	j.RunAt, j.LeaseUntil, j.CreatedAt, j.FinishedAt = from0(runAt), from0(leaseUntil), from0(created), from0(finished)
+	return j, err
+}
+
+// EnqueueJob implements store.JobStorage.
+func (t *Tx) EnqueueJob(ctx context.Context, j store.Job, mode store.EnqueueMode) (bool, error) {
+	if j.ID == "" || j.Kind == "" {
+		return false, fmt.Errorf("enqueue job: id and kind are required: %w", store.ErrInvalid)
+	}
+	args := string(j.Args)
+	if args == "" {
+		args = "{}"
+	}
+	var key any
+	if j.UniqueKey != "" {
+		key = j.UniqueKey
+	}
+	if j.State == "" {
+		j.State = store.JobAvailable
+	}
+	ok, err := t.insert(ctx, "job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 0, '', ?, 0)
+		ON CONFLICT DO NOTHING`, j.ID, j.Kind, args, key, string(j.State), at0(j.RunAt), j.Attempts, j.MaxAttempts,
+		at0(j.CreatedAt))
+	if err != nil || ok || j.UniqueKey == "" || mode == store.EnqueueKeep {
+		return ok, err
+	}
+	cur, err := one(ctx, t, "job "+j.UniqueKey, scanJob, `SELECT `+jobCols+` FROM jobs WHERE unique_key = ?`+t.d.ForUpdate,
+		j.UniqueKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil // the id, not the key, was taken
+	}
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case cur.State == store.JobAvailable:
+		return false, t.change(ctx, "debounce job "+cur.ID, `UPDATE jobs SET run_at = ? WHERE id = ?`, at0(j.RunAt), cur.ID)
+	case cur.State == store.JobFailed && mode == store.EnqueueRevive:
+		return false, t.change(ctx, "revive job "+cur.ID, `UPDATE jobs SET state = 'available', run_at = ?, attempts = 0,
+			args = ?, last_error = '', finished_at = 0 WHERE id = ?`, at0(j.RunAt), args, cur.ID)
+	}
+	return false, nil
+}
+
+// kindsWhere restricts a query to job kinds (all when empty).
+func kindsWhere(kinds []string) (string, []any) {
+	if len(kinds) == 0 {
+		return "", nil
+	}
+	args := make([]any, len(kinds))
+	for i, k := range kinds {
+		args[i] = k
+	}
+	return ` AND kind IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(kinds)), ", ") + `)`, args
+}
+
+// ClaimJobs implements store.JobStorage. PostgreSQL skips the rows another
+// transaction is claiming (FOR UPDATE SKIP LOCKED); SQLite's single writer
+// makes the update atomic.
+func (t *Tx) ClaimJobs(ctx context.Context, kinds []string, owner string, now time.Time, lease time.Duration, limit int) ([]store.Job, error) {
+	if limit <= 0 {
+		return []store.Job{}, nil
+	}
+	kw, kargs := kindsWhere(kinds)
+	lock := ""
+	if t.d.Name == "postgres" {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	n := at0(now)
+	args := append([]any{owner, at0(now.Add(lease))}, kargs...)
+	args = append(args, n, n, limit)
+	jobs, err := many(ctx, t, "claimed jobs", scanJob, `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?,
+		attempts = attempts + 1 WHERE id IN (SELECT id FROM jobs WHERE (state = 'available' OR state = 'running')`+kw+`
+		AND ((state = 'available' AND run_at <= ?) OR (state = 'running' AND lease_until < ?))
+		ORDER BY run_at, id LIMIT ?`+lock+`) RETURNING `+jobCols, args...)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(jobs, func(a, b store.Job) int {
+		if c := a.RunAt.Compare(b.RunAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return jobs, nil
+}
+
+// leased runs an update of a job owner holds; ErrLeaseLost when another
+// owner holds it, ErrNotFound when there is no such job.
+func (t *Tx) leased(ctx context.Context, what, id, owner, q string, args ...any) error {
+	res, err := t.exec(ctx, q+` WHERE id = ? AND lease_owner = ? AND state = 'running'`, append(args, id, owner)...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	if _, err := t.GetJob(ctx, id); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", what, id, store.ErrLeaseLost)
+}
+
+// FinishJob implements store.JobStorage.
+func (t *Tx) FinishJob(ctx context.Context, id, owner string, state store.JobState, retryAt time.Time, lastErr string, now time.Time) error {
+	switch state {
+	case store.JobCompleted, store.JobFailed:
+		return t.leased(ctx, "finish job", id, owner, `UPDATE jobs SET state = ?, lease_owner = '', lease_until = 0,
+			last_error = ?, finished_at = ?`, string(state), lastErr, at0(now))
+	case store.JobAvailable:
+		return t.leased(ctx, "retry job", id, owner, `UPDATE jobs SET state = 'available', run_at = ?, lease_owner = '',
+			lease_until = 0, last_error = ?`, at0(retryAt), lastErr)
+	}
+	return fmt.Errorf("finish job %s: state %q: %w", id, state, store.ErrInvalid)
+}
+
+// ExtendJobLease implements store.JobStorage.
+func (t *Tx) ExtendJobLease(ctx context.Context, id, owner string, until time.Time) error {
+	return t.leased(ctx, "extend job lease", id, owner, `UPDATE jobs SET lease_until = ?`, at0(until))
+}
+
+// NextJobAt implements store.JobStorage.
+func (t *Tx) NextJobAt(ctx context.Context, kinds []string) (time.Time, bool, error) {
+	kw, kargs := kindsWhere(kinds)
+	next, err := one(ctx, t, "next job", func(s scanner) (*int64, error) {
+		var n *int64
+		return n, s.Scan(&n)
+	}, `SELECT MIN(CASE WHEN state = 'available' THEN run_at ELSE lease_until END) FROM jobs
+		WHERE (state = 'available' OR state = 'running')`+kw, kargs...)
+	if err != nil || next == nil {
+		return time.Time{}, false, err
+	}
+	return from0(*next), true, nil
+}
+
+// GetJob implements store.JobStorage.
+func (t *Tx) GetJob(ctx context.Context, id string) (store.Job, error) {
+	return one(ctx, t, "job "+id, scanJob, `SELECT `+jobCols+` FROM jobs WHERE id = ?`, id)
+}
+
+// GetJobByKey implements store.JobStorage.
+func (t *Tx) GetJobByKey(ctx context.Context, key string) (store.Job, error) {
+	return one(ctx, t, "job "+key, scanJob, `SELECT `+jobCols+` FROM jobs WHERE unique_key = ?`, key)
+}
+
+func jobWhere(f store.JobFilter) (string, []any) {
+	q, args := ` FROM jobs WHERE 1 = 1`, []any{}
+	if f.Kind != "" {
+		q += ` AND kind = ?`
+		args = append(args, f.Kind)
+	}
+	if len(f.States) > 0 {
+		q += ` AND state IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(f.States)), ", ") + `)`
+		for _, s := range f.States {
+			args = append(args, string(s))
+		}
+	}
+	return q, args
+}
+
+// ListJobs implements store.JobStorage.
+func (t *Tx) ListJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+	where, args := jobWhere(f)
+	q, args := page(`SELECT `+jobCols+where+` ORDER BY created_at DESC, id DESC`, args, f.Limit, f.Offset)
+	return many(ctx, t, "jobs", scanJob, q, args...)
+}
+
+// CountJobs implements store.JobStorage.
+func (t *Tx) CountJobs(ctx context.Context, f store.JobFilter) (int64, error) {
+	where, args := jobWhere(f)
+	return t.count(ctx, "jobs", `SELECT COUNT(*)`+where, args...)
+}
+
+// DeleteJobs implements store.JobStorage.
+func (t *Tx) DeleteJobs(ctx context.Context, finishedBefore time.Time) (int64, error) {
+	res, err := t.exec(ctx, `DELETE FROM jobs WHERE state IN ('completed', 'failed') AND finished_at < ?`, at0(finishedBefore))
+	if err != nil {
+		return 0, fmt.Errorf("delete jobs: %w", err)
+	}
+	return res.RowsAffected()
+}
