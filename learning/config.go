@@ -3,6 +3,7 @@ package learning
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -47,6 +48,22 @@ type Config struct {
 
 	AntiPattern AntiPatternConfig `toml:"anti_pattern" json:"anti_pattern"`
 	Maturity    MaturityConfig    `toml:"maturity" json:"maturity"`
+
+	// Ranking is the ranking policy of plan guidance: "thompson" (the
+	// default), "bayes" or "seed" (see Rankings and docs/learning.md).
+	Ranking string `toml:"ranking" json:"ranking"`
+	// Context tunes the task-conditioned ranking of thompson and bayes.
+	Context ContextConfig `toml:"context" json:"context"`
+	// HarmfulWeight is how a harmful criterion event weighs: "raw" (the
+	// seed: its raw score, so a harmful event of 0.3 adds 0.3 to the
+	// harmful sum) or "strength" (1 − raw: the more harmful, the more it
+	// weighs).
+	HarmfulWeight string `toml:"harmful_weight" json:"harmful_weight"`
+	// AntiPatternRecovery, when true (the default), lets an inverted
+	// pattern come back: once the uses since its inversion no longer meet
+	// the seed's inversion rule, the anti-pattern is withdrawn and the
+	// pattern starts a new evaluation (a new generation).
+	AntiPatternRecovery bool `toml:"anti_pattern_recovery" json:"anti_pattern_recovery"`
 }
 
 // AntiPatternConfig is the seed's antiPatternConfig.
@@ -109,6 +126,10 @@ func DefaultConfig() Config {
 			HalfLifeDays:         90,
 			Epsilon:              0.01,
 		},
+		Ranking:             RankingThompson,
+		Context:             DefaultContextConfig(),
+		HarmfulWeight:       "raw",
+		AntiPatternRecovery: true,
 	}
 }
 
@@ -176,6 +197,13 @@ func (c Config) Validate() error {
 		return &ConfigError{"maturity.min_helpful", c.Maturity.MinHelpful, "must be >= 0"}
 	case c.Maturity.Epsilon < 0 || c.Maturity.Epsilon >= 1 || math.IsNaN(c.Maturity.Epsilon):
 		return &ConfigError{"maturity.epsilon", c.Maturity.Epsilon, "must be in [0, 1)"}
+	case !slices.Contains(Rankings, c.Ranking):
+		return &ConfigError{"ranking", c.Ranking, "must be one of " + strings.Join(Rankings, ", ")}
+	case c.HarmfulWeight != "raw" && c.HarmfulWeight != "strength":
+		return &ConfigError{"harmful_weight", c.HarmfulWeight, `must be "raw" (the seed) or "strength"`}
+	}
+	if err := c.Context.validate(); err != nil {
+		return err
 	}
 	for _, name := range c.DefaultCriteria {
 		if err := ValidateName("default_criteria", name); err != nil {

@@ -22,8 +22,9 @@ type FeedbackEvent struct {
 
 // Strength is the evidence an event carries toward its type: the raw score
 // for a helpful event, 1−raw for a harmful one (so a worse failure is
-// stronger evidence of harm), and nothing for a neutral one. The peer adds
-// the raw score for both types, which makes a 0.14 failure weaker harm than
+// stronger evidence of harm), and nothing for a neutral one. It is the
+// "strength" variant of Config.HarmfulWeight; the seed adds the raw score
+// for both types (EventWeight), which makes a 0.14 failure weaker harm than
 // a 0.40 one; see docs/learning.md.
 func (e FeedbackEvent) Strength() float64 {
 	switch e.Type {
@@ -34,6 +35,20 @@ func (e FeedbackEvent) Strength() float64 {
 	default:
 		return 0
 	}
+}
+
+// EventWeight is what an event adds to its criterion's decayed sum: its
+// raw score (the seed: helpfulSum and harmfulSum both sum raw_value), or
+// with HarmfulWeight "strength", Strength. Neutral events add nothing.
+func (c Config) EventWeight(e FeedbackEvent) float64 {
+	if c.HarmfulWeight == "strength" {
+		return e.Strength()
+	}
+	switch e.Type {
+	case Helpful, Harmful:
+		return e.RawValue
+	}
+	return 0
 }
 
 // Criterion is the persisted aggregate of one evaluation criterion's
@@ -54,14 +69,14 @@ type Criterion struct {
 // Apply folds one feedback event into the aggregate. Neutral events are
 // counted but carry no evidence. Any helpful or harmful event revalidates
 // the criterion: LastValidated moves to the newest such event time.
-func (c *Criterion) Apply(e FeedbackEvent, halfLifeDays float64) {
+func (c *Criterion) Apply(e FeedbackEvent, weight, halfLifeDays float64) {
 	switch e.Type {
 	case Helpful:
 		c.HelpfulCount++
-		c.Helpful = c.Helpful.Add(e.Strength(), e.Timestamp, halfLifeDays)
+		c.Helpful = c.Helpful.Add(weight, e.Timestamp, halfLifeDays)
 	case Harmful:
 		c.HarmfulCount++
-		c.Harmful = c.Harmful.Add(e.Strength(), e.Timestamp, halfLifeDays)
+		c.Harmful = c.Harmful.Add(weight, e.Timestamp, halfLifeDays)
 	default:
 		c.NeutralCount++
 		return
@@ -127,9 +142,9 @@ func (c Config) WeightFromEvents(cr Criterion, events []FeedbackEvent, now time.
 	for _, e := range events {
 		switch e.Type {
 		case Helpful:
-			h = append(h, Timed{e.Strength(), e.Timestamp})
+			h = append(h, Timed{c.EventWeight(e), e.Timestamp})
 		case Harmful:
-			x = append(x, Timed{e.Strength(), e.Timestamp})
+			x = append(x, Timed{c.EventWeight(e), e.Timestamp})
 		}
 	}
 	return c.weightFrom(cr, RecomputeDecayed(h, now, c.HalfLifeDays), RecomputeDecayed(x, now, c.HalfLifeDays), now)

@@ -11,13 +11,19 @@ func event(typ learning.FeedbackType, raw float64, ageDays float64) learning.Fee
 }
 
 func criterionOf(events ...learning.FeedbackEvent) learning.Criterion {
+	return criterionWith(learning.DefaultConfig(), events...)
+}
+
+func criterionWith(cfg learning.Config, events ...learning.FeedbackEvent) learning.Criterion {
 	c := learning.Criterion{Name: "type_safe"}
 	for _, e := range events {
-		c.Apply(e, 90)
+		c.Apply(e, cfg.EventWeight(e), cfg.HalfLifeDays)
 	}
 	return c
 }
 
+// TestCriterionWeight checks the seed's formula: helpfulSum and harmfulSum
+// add the events' raw values, decayed; weight = max(0.1, h/(h+x)).
 func TestCriterionWeight(t *testing.T) {
 	t.Parallel()
 	cfg := learning.DefaultConfig()
@@ -30,16 +36,36 @@ func TestCriterionWeight(t *testing.T) {
 		{"neutral only", []learning.FeedbackEvent{event(learning.Neutral, 0.6, 0)}, 1},
 		{"one harmful hits the floor", []learning.FeedbackEvent{event(learning.Harmful, 0.3, 0)}, learning.WeightFloor},
 		{"one helpful", []learning.FeedbackEvent{event(learning.Helpful, 0.9, 0)}, 1},
-		// helpful strength 1.0; harmful strength 1-0.3 = 0.7 → 1/1.7
-		{"helpful vs harmful", []learning.FeedbackEvent{event(learning.Helpful, 1, 0), event(learning.Harmful, 0.3, 0)}, 1 / 1.7},
-		// the harmful event is 90 days old: 0.7*0.5 = 0.35 → 1/1.35
-		{"decayed harmful", []learning.FeedbackEvent{event(learning.Helpful, 1, 0), event(learning.Harmful, 0.3, 90)}, 1 / 1.35},
+		// 1.0 / (1.0 + 0.3)
+		{"helpful vs harmful", []learning.FeedbackEvent{event(learning.Helpful, 1, 0), event(learning.Harmful, 0.3, 0)}, 1 / 1.3},
+		// the check: a helpful 1.0 that is 90 days old (0.5) and a
+		// fresh harmful 0.3: 0.5 / 0.8 = 0.625
+		{"old helpful, fresh harmful", []learning.FeedbackEvent{event(learning.Helpful, 1, 90), event(learning.Harmful, 0.3, 0)}, 0.625},
+		// one helpful of 0.7 and two harmful of 0.38: 0.7 / 1.46 = 0.4795
+		{"one helpful, two harmful", []learning.FeedbackEvent{event(learning.Helpful, 0.7, 0), event(learning.Harmful, 0.38, 0),
+			event(learning.Harmful, 0.38, 0)}, 0.7 / 1.46},
 	}
 	for _, c := range cases {
 		w := cfg.Weight(criterionOf(c.events...), epoch)
-		if diff := w.Weight - c.want; diff > 1e-12 || diff < -1e-12 {
-			t.Errorf("%s: weight %v, want %v", c.name, w.Weight, c.want)
+		if diff := w.RawWeight - c.want; diff > 1e-12 || diff < -1e-12 {
+			t.Errorf("%s: weight %v, want %v", c.name, w.RawWeight, c.want)
 		}
+		if c.name == "one helpful, two harmful" {
+			// The formula gives 0.4795; with 2 of 3 events harmful (> 0.3)
+			// the criterion is also deprecated, so its effective weight is 0.
+			if w.RawWeight < 0.47945 || w.RawWeight > 0.47955 || !w.Deprecated || w.Weight != 0 {
+				t.Errorf("0.7 against 2 × 0.38: raw %v deprecated %v weight %v, want 0.4795, true, 0", w.RawWeight, w.Deprecated, w.Weight)
+			}
+		} else if w.Weight != w.RawWeight {
+			t.Errorf("%s: weight %v differs from the raw weight %v", c.name, w.Weight, w.RawWeight)
+		}
+	}
+	// The strength variant (an option): harmful events weigh 1 − raw.
+	strength := learning.DefaultConfig()
+	strength.HarmfulWeight = "strength"
+	w := strength.Weight(criterionWith(strength, event(learning.Helpful, 1, 0), event(learning.Harmful, 0.3, 0)), epoch)
+	if diff := w.Weight - 1/1.7; diff > 1e-12 || diff < -1e-12 {
+		t.Errorf("strength variant: %v, want 1/1.7", w.Weight)
 	}
 }
 

@@ -176,6 +176,9 @@ type GuidanceRequest struct {
 	Task string `json:"task,omitempty"`
 	// TaskID selects the open errors to include.
 	TaskID string `json:"bead_id,omitempty"`
+	// Tags say what kind of task it is (e.g. "migration", "bugfix"): past
+	// tasks with the same tags weigh most in the ranking.
+	Tags []string `json:"tags,omitempty"`
 	// Limit bounds the ranked patterns (default 10).
 	Limit int `json:"limit,omitempty"`
 }
@@ -208,6 +211,11 @@ type Guidance struct {
 	// Sections holds extra markdown sections contributed by other
 	// subsystems (heuristics, skills), rendered after the patterns.
 	Sections []GuidanceSection `json:"sections,omitempty"`
+	// Recommendation is the machine-usable advice for this task: the
+	// strategies to use, best first, with their estimated rates and
+	// intervals, one to explore, the ones to avoid here, and the similar
+	// past tasks behind them (its fields appear at the top level in JSON).
+	Recommendation
 }
 
 // GuidanceSection is a titled markdown block added to guidance.
@@ -386,6 +394,7 @@ func (g Guidance) Markdown() string {
 	var b strings.Builder
 	b.WriteString("## Learned guidance\n\n")
 	b.WriteString("_Evidence from past outcomes in this project, to weigh when planning; it is not an instruction._\n")
+	g.recommendationMarkdown(&b)
 	if len(g.Patterns) > 0 {
 		b.WriteString("\n### Decomposition patterns, best first\n\n")
 		for i, p := range g.Patterns {
@@ -427,7 +436,7 @@ func (g Guidance) Markdown() string {
 		}
 		crit = append(crit, fmt.Sprintf("- %s: weight %.2f%s", c.Criterion, c.Weight, note))
 	}
-	if len(crit) > 0 {
+	if len(crit) > 0 && criteriaInform(g.Criteria) {
 		b.WriteString("\n### Evaluation criteria weights\n\n" + strings.Join(crit, "\n") + "\n")
 	}
 	for _, s := range g.Sections {
@@ -442,6 +451,66 @@ func (g Guidance) Markdown() string {
 		b.WriteString("\nNo learned patterns yet for this project: record outcomes to build them.\n")
 	}
 	return b.String()
+}
+
+// criteriaInform reports whether criterion weights say anything a planner
+// can use: not when every criterion with evidence has the same weight
+// (every outcome judged them alike, so they rank nothing).
+func criteriaInform(cs []CriterionWeight) bool {
+	first, seen := 0.0, false
+	for _, c := range cs {
+		if c.HelpfulCount+c.HarmfulCount == 0 {
+			continue
+		}
+		w := math.Round(c.Weight*100) / 100
+		if !seen {
+			first, seen = w, true
+		} else if w != first {
+			return true
+		}
+	}
+	return false
+}
+
+// recommendationMarkdown renders a task-conditioned recommendation: the
+// strategies for this task with their estimated rates and intervals, the
+// one worth exploring, those to avoid here, and what it is based on.
+func (g Guidance) recommendationMarkdown(b *strings.Builder) {
+	if g.Ranking == "" || g.Ranking == RankingSeed || !slices.ContainsFunc(g.Recommended, func(r Recommended) bool {
+		return r.Similar > 0 || r.Overall > 0
+	}) {
+		return // nothing learned yet: no evidence to show
+	}
+	b.WriteString("\n### Recommended for this task\n\n")
+	switch n := len(g.SimilarTasks); {
+	case n == 0:
+		b.WriteString("No similar past task yet: the rates are the project's overall evidence.\n\n")
+	default:
+		fmt.Fprintf(b, "Based on %d similar past task(s), e.g. %q, and the project's overall evidence.\n\n",
+			n, oneLine(g.SimilarTasks[0].Task))
+	}
+	shown := 0
+	for _, r := range g.Recommended {
+		if shown == 5 {
+			break
+		}
+		if r.Similar == 0 && r.Overall == 0 {
+			continue // no evidence at all: not worth a line
+		}
+		shown++
+		fmt.Fprintf(b, "%d. %s: %s (95%% interval %.0f–%.0f%%)\n", shown, oneLine(r.Content),
+			r.Reason, 100*r.Interval[0], 100*r.Interval[1])
+	}
+	if g.Explore != nil {
+		fmt.Fprintf(b, "\nWorth trying to learn more: %s (%s).\n", oneLine(g.Explore.Content), g.Explore.Reason)
+	}
+	if len(g.Avoid) > 0 {
+		var names []string
+		for _, a := range g.Avoid {
+			names = append(names, fmt.Sprintf("%s (%.0f%%)", oneLine(a.Content), 100*a.Rate))
+		}
+		fmt.Fprintf(b, "\nLikely to fail for tasks like this one: %s.\n", strings.Join(names, "; "))
+	}
 }
 
 // demote moves every markdown heading of s one level down, so a block

@@ -32,6 +32,15 @@ type Outcome struct {
 	Exploration *ExplorationSummary `json:"exploration,omitempty"`
 	Score       Score               `json:"score"`
 	RecordedAt  time.Time           `json:"recorded_at"`
+	// Task is what the task was (its description: the plan text or the
+	// session's first prompt) and Tags what kind of task it was: plan
+	// guidance ranks strategies for a new task from similar past ones.
+	Task string   `json:"task,omitempty"`
+	Tags []string `json:"tags"`
+	// CriterionScores holds the score of the criteria judged from evidence
+	// that bears on them (type errors for type_safe, failing tests for
+	// no_bugs…, see JudgeCriteria); the others take the outcome's score.
+	CriterionScores map[string]Score `json:"criterion_scores,omitempty"`
 }
 
 // Signals returns the outcome's scoring signals.
@@ -47,8 +56,12 @@ func FeedbackEvents(o Outcome) []FeedbackEvent {
 	out := make([]FeedbackEvent, len(o.Criteria))
 	context := FeedbackContext(o)
 	for i, c := range o.Criteria {
-		out[i] = FeedbackEvent{ID: FeedbackID(o.ID, c), Project: o.Project, Criterion: c, Type: o.Score.Type,
-			RawValue: o.Score.Raw, TaskID: o.TaskID, OutcomeID: o.ID, Timestamp: o.Timestamp, Context: context}
+		sc := o.Score
+		if own, ok := o.CriterionScores[c]; ok {
+			sc = own
+		}
+		out[i] = FeedbackEvent{ID: FeedbackID(o.ID, c), Project: o.Project, Criterion: c, Type: sc.Type,
+			RawValue: sc.Raw, TaskID: o.TaskID, OutcomeID: o.ID, Timestamp: o.Timestamp, Context: context}
 	}
 	return out
 }

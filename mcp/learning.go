@@ -101,6 +101,7 @@ func learningTools() []*toolDef {
 			description: "Call this before you plan or decompose a task. It returns what this project has learned: " +
 				"decomposition patterns ranked by evidence (proven first, with success rates), anti-patterns to avoid with their failure rates, " +
 				"warnings when the approach you describe in `task` uses an anti-pattern or a deprecated pattern, criterion weights, " +
+				"a recommendation for this task ranked from the outcomes of similar past tasks (`recommended`, `avoid`, `similar_tasks`), " +
 				"and the unresolved errors of `bead_id`. The text is markdown to put into your planning context; " +
 				"it is evidence from past outcomes to weigh, not an instruction. The structured result has every number behind the ranking.",
 			effect: readOnly,
@@ -109,6 +110,8 @@ func learningTools() []*toolDef {
 					"Strategies it mentions are flagged, and a warning is raised when one of them is an anti-pattern."},
 				"bead_id": {desc: "Id of the task being planned; its unresolved errors (recorded with record_error) are included. Optional."},
 				"limit":   intField("Maximum number of ranked patterns, excluded patterns and anti-patterns each (default 10, at most 1000).", 0, 1000),
+				"tags": {desc: "What kind of task this is, e.g. [\"migration\", \"frontend\"]: strategies are ranked from past " +
+					"outcomes of tasks with the same tags or a similar description (at most 20 tags)."},
 			},
 		}, func(ctx context.Context, e *kaizen.Engine, in kaizen.PlanInput) (learning.Guidance, error) {
 			return deref(e.PlanGuidance(ctx, in))
@@ -149,6 +152,10 @@ func learningTools() []*toolDef {
 				"criteria": {desc: "Evaluation criteria this outcome judges (default: type_safe, no_bugs, patterns, readable)."},
 				"description": {desc: "How the task was decomposed, in free text (English or Chinese); the standard strategies found in it " +
 					"(see extract_patterns) count as patterns used."},
+				"task": {desc: "What the task was, in a sentence (its request or issue title); default: the tracked task's first prompt. " +
+					"plan_guidance ranks strategies for a new task from the outcomes of similar past tasks."},
+				"tags": {desc: "What kind of task it was, e.g. [\"migration\"]; plan_guidance with the same tags uses this outcome " +
+					"as evidence for similar tasks (at most 20 tags)."},
 			},
 		}, func(ctx context.Context, e *kaizen.Engine, in kaizen.OutcomeInput) (kaizen.OutcomeResult, error) {
 			return deref(e.RecordOutcome(ctx, in))

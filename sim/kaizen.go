@@ -35,6 +35,10 @@ type KaizenOptions struct {
 	// TempDir is where each run's engine home is created (default
 	// os.TempDir()).
 	TempDir string
+	// Tags makes the agent tag each task with its family's name (in plan
+	// requests and outcomes), as an agent that classifies its tasks would;
+	// without it, only the task's description tells tasks apart.
+	Tags bool
 }
 
 // Stores lists the valid KaizenOptions.Store values.
@@ -124,9 +128,13 @@ func futureFields(g *learning.Guidance) map[string][]PatternRef {
 // "recommended", "explore" or "avoid" (at the top level).
 func hasFutureFields(t reflect.Type) bool {
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "recommended" || name == "explore" || name == "avoid" {
 			return true
+		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct && hasFutureFields(f.Type) {
+			return true // an embedded struct's fields are at the top level in JSON
 		}
 	}
 	return false
@@ -281,6 +289,8 @@ type kaizenPolicy struct {
 	antis   int    // strategies to avoid, summed over tasks
 	plans   int
 	timings map[string]time.Duration
+	// tagTasks makes the agent tag tasks with their family (KaizenOptions.Tags).
+	tagTasks bool
 }
 
 func newKaizen(ctx context.Context, env Env, opts KaizenOptions) (*kaizenPolicy, error) {
@@ -309,7 +319,7 @@ func newKaizen(ctx context.Context, env Env, opts KaizenOptions) (*kaizenPolicy,
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := &kaizenPolicy{e: e, dir: dir, w: env.World, rng: env.Rand, reader: opts.Reader,
+	p := &kaizenPolicy{e: e, dir: dir, w: env.World, rng: env.Rand, reader: opts.Reader, tagTasks: opts.Tags,
 		byID: map[string]int{}, byKey: map[string]int{}, limit: max(10, len(env.World.Strategies)),
 		timings: map[string]time.Duration{"open_close": time.Since(t0)}}
 	if p.reader == nil {
@@ -351,7 +361,7 @@ func (p *kaizenPolicy) learn(id string, i int) {
 
 func (p *kaizenPolicy) Choose(ctx context.Context, t Task) ([]int, error) {
 	t0 := time.Now()
-	g, err := p.e.PlanGuidance(ctx, kaizen.PlanInput{Task: t.Description, TaskID: t.ID, Limit: p.limit})
+	g, err := p.e.PlanGuidance(ctx, kaizen.PlanInput{Task: t.Description, TaskID: t.ID, Limit: p.limit, Tags: p.tags(t)})
 	p.timings["plan_guidance"] += time.Since(t0)
 	if err != nil {
 		return nil, fmt.Errorf("plan guidance for task %d: %w", t.Number, err)
@@ -416,7 +426,8 @@ func (p *kaizenPolicy) Observe(ctx context.Context, t Task, choice []int, r Resu
 		}
 	}
 	in := kaizen.OutcomeInput{TaskID: t.ID, DurationMs: &r.DurationMs, ErrorCount: &r.Errors,
-		RetryCount: &r.Retries, Success: &r.Success, Patterns: labels, Description: planText(t.Description, labels, zh)}
+		RetryCount: &r.Retries, Success: &r.Success, Patterns: labels, Description: planText(t.Description, labels, zh),
+		Task: t.Description, Tags: p.tags(t)}
 	t0 := time.Now()
 	res, err := p.e.RecordOutcome(ctx, in)
 	p.timings["record_outcome"] += time.Since(t0)
@@ -427,6 +438,14 @@ func (p *kaizenPolicy) Observe(ctx context.Context, t Task, choice []int, r Resu
 		p.resolve(PatternRef{ID: u.ID, Content: u.Content})
 	}
 	return nil
+}
+
+// tags are the task's tags: its family's name when the agent tags tasks.
+func (p *kaizenPolicy) tags(t Task) []string {
+	if !p.tagTasks {
+		return nil
+	}
+	return []string{t.FamilyName}
 }
 
 // planText is how the agent describes its decomposition: the task and the

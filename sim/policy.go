@@ -87,6 +87,7 @@ func (e *PolicyError) Error() string {
 //	bandit          Beta-Bernoulli Thompson sampling over strategies, one posterior
 //	bandit-family   the same, one posterior per task family
 //	kaizen          the real engine with its default configuration
+//	kaizen+tags     the same, the agent also tagging each task with its family
 //	kaizen:KEY=VALUE[+KEY=VALUE…]
 //	                the engine with [learning] keys set (TOML values; a bare
 //	                word is a string), e.g. kaizen:anti_pattern.min_observations=5
@@ -128,6 +129,19 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newThompson(env, true), nil }}, nil
 	case "kaizen":
 		return KaizenPolicy(name, opts), nil
+	case "kaizen+tags":
+		o := opts
+		o.Tags = true
+		return KaizenPolicy(name, o), nil
+	}
+	if rest, ok := strings.CutPrefix(name, "kaizen+tags:"); ok {
+		mutate, err := LearningOverrides(rest)
+		if err != nil {
+			return PolicySpec{}, &PolicyError{Spec: name, Message: err.Error()}
+		}
+		o := opts
+		o.Configure, o.Tags = chain(opts.Configure, mutate), true
+		return KaizenPolicy(name, o), nil
 	}
 	if rest, ok := strings.CutPrefix(name, "kaizen:"); ok {
 		mutate, err := LearningOverrides(rest)
@@ -138,7 +152,7 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		o.Configure = chain(opts.Configure, mutate)
 		return KaizenPolicy(name, o), nil
 	}
-	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, kaizen, kaizen:KEY=VALUE)"}
+	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
 }
 
 // policyRand is a policy's own stream: the seed and the policy's name.

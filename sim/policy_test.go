@@ -30,7 +30,7 @@ func TestParsePolicies(t *testing.T) {
 		{" , ", "no policy"},
 		{"random,random", "listed twice"},
 		{"greedy", "unknown policy"},
-		{"kaizen:ranking=thompson", `unknown key "learning.ranking"`},
+		{"kaizen:rankings=thompson", `unknown key "learning.rankings"`},
 		{"kaizen:anti_pattern.min_observations=0", "anti_pattern.min_observations"},
 		{"kaizen:half_life_days", "want KEY=VALUE"},
 		{"kaizen:a b=1", "not a configuration key"},

@@ -117,6 +117,8 @@ with 'kaizen error record' is used.`,
 	f.StringArrayVar(&patternRefs, "pattern", nil, "pattern used, by id or content (repeatable)")
 	f.StringSliceVar(&criteria, "criterion", nil, "criterion judged (repeatable; default type_safe, no_bugs, patterns, readable)")
 	f.StringVar(&in.Description, "description", "", "decomposition description; strategies found in it count as patterns used")
+	f.StringVar(&in.Task, "task-description", "", "what the task was (default: a tracked task's first prompt); plan guidance learns from similar tasks")
+	f.StringArrayVar(&in.Tags, "tag", nil, "what kind of task it was, e.g. migration or bugfix (repeatable)")
 	f.StringVar(&input, "input", "", "read the outcome as a JSON object from FILE, or - for standard input")
 	return cmd
 }

@@ -23,11 +23,16 @@ func planCommand(a *app) *cobra.Command {
 		Use:   `plan ["<task description>"]`,
 		Short: "Print learned guidance for planning a task",
 		Long: `Print the guidance kaizen has learned for planning a task, as markdown for a
-planning prompt (or as structured JSON with --json): the patterns ranked by
-base score × maturity multiplier with their evidence, the anti-patterns to
-avoid, warnings when the description uses an anti-pattern or a deprecated
-pattern, criterion weights, and the open errors of the task (--bead-id).`,
+planning prompt (or as structured JSON with --json): the strategies
+recommended for this task, ranked from the outcomes of similar past tasks
+(by the task description and --tag) with their estimated success rates and
+intervals, one worth exploring and those to avoid here; the patterns with
+their seed maturity (base score × multiplier) and evidence, the
+anti-patterns, warnings when the description uses an anti-pattern or a
+deprecated pattern, criterion weights, and the open errors of the task
+(--bead-id). The ranking policy is [learning] ranking (docs/learning.md).`,
 		Example: `  kaizen plan "Add OAuth: split by file type, one file per subtask"
+  kaizen plan --tag migration "add a discount_code column to the orders table"
   kaizen plan --bead-id bd-123.1 --limit 5 "Retry the auth refactor"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,6 +56,7 @@ pattern, criterion weights, and the open errors of the task (--bead-id).`,
 	}
 	beadIDFlag(cmd, &in.TaskID, "include the open errors of this task")
 	cmd.Flags().IntVar(&in.Limit, "limit", 10, "maximum number of ranked patterns")
+	cmd.Flags().StringArrayVar(&in.Tags, "tag", nil, "what kind of task it is, e.g. migration or bugfix (repeatable)")
 	return cmd
 }
 

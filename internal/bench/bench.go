@@ -155,7 +155,7 @@ func Populate(ctx context.Context, st store.Store, cfg learning.Config, spec Pop
 					return err
 				}
 				for _, e := range learning.FeedbackEvents(o) {
-					criteria[e.Criterion].Apply(e, cfg.HalfLifeDays)
+					criteria[e.Criterion].Apply(e, cfg.EventWeight(e), cfg.HalfLifeDays)
 				}
 			}
 			return nil

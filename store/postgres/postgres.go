@@ -81,7 +81,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker), backfill)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker), backfill,
+		goose.WithAllowOutofOrder(true)) // see store/sqlite
 	if err != nil {
 		return err
 	}

@@ -168,7 +168,10 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, backfill)
+	// Out of order: a migration numbered below the newest applied one is
+	// still applied (versions are merged from parallel work, and a repair
+	// may re-run the backfill).
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, backfill, goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return err
 	}

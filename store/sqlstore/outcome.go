@@ -12,18 +12,26 @@ import (
 
 const outcomeCols = `project, id, task_id, duration_ms, error_count, retry_count, success, files_touched,
 	strategy, failure_mode, failure_details, ts, patterns, criteria, error_count_source,
-	raw_score, score_type, score, recorded_at, exploration`
+	raw_score, score_type, score, recorded_at, exploration, task, tags, criterion_scores`
 
 func scanOutcome(s scanner) (learning.Outcome, error) {
 	var o learning.Outcome
 	var files, patterns, criteria, score string
 	var ts, recorded sql.NullInt64
-	var mode, exploration string
+	var mode, exploration, tags, scores string
 	err := s.Scan(&o.Project, &o.ID, &o.TaskID, &o.DurationMs, &o.ErrorCount, &o.RetryCount, &o.Success, &files,
 		&o.Strategy, &mode, &o.FailureDetails, &ts, &patterns, &criteria, &o.ErrorCountSource,
-		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration)
+		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration, &o.Task, &tags, &scores)
 	if err != nil {
 		return o, err
+	}
+	if o.Tags, err = fromJSONList(tags); err != nil {
+		return o, err
+	}
+	if scores != "" && scores != "{}" {
+		if err := json.Unmarshal([]byte(scores), &o.CriterionScores); err != nil {
+			return o, fmt.Errorf("decode criterion scores: %w", err)
+		}
 	}
 	if o.Exploration, err = fromJSONSummary(exploration); err != nil {
 		return o, err
@@ -53,11 +61,18 @@ func (t *Tx) InsertOutcome(ctx context.Context, o learning.Outcome) (bool, error
 	if err != nil {
 		return false, fmt.Errorf("encode score: %w", err)
 	}
+	scores := []byte("{}")
+	if len(o.CriterionScores) > 0 {
+		if scores, err = json.Marshal(o.CriterionScores); err != nil {
+			return false, fmt.Errorf("encode criterion scores: %w", err)
+		}
+	}
 	return t.insert(ctx, "outcome", `INSERT INTO outcomes (`+outcomeCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		o.Project, o.ID, o.TaskID, o.DurationMs, o.ErrorCount, o.RetryCount, o.Success, jsonList(o.FilesTouched),
 		o.Strategy, string(o.FailureMode), o.FailureDetails, micros(o.Timestamp), jsonList(o.Patterns), jsonList(o.Criteria),
-		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration))
+		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration),
+		o.Task, jsonList(o.Tags), string(scores))
 }
 
 // GetOutcome implements store.OutcomeStorage.

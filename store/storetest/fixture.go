@@ -87,6 +87,10 @@ func fullOutcome(project, id string) learning.Outcome {
 			Reasoning: "fast; few errors",
 		},
 		RecordedAt: at(2),
+		Task:       "add a discount_code column to the orders table; 给订单表加字段",
+		Tags:       []string{"migration", "backend"},
+		CriterionScores: map[string]learning.Score{"type_safe": {Errors: 0.2, Raw: 0.3, Type: learning.Harmful,
+			Reasoning: "judged from the task's own evidence for type_safe"}},
 	}
 }
 
@@ -107,7 +111,7 @@ func unicodeOutcome(id string) learning.Outcome {
 
 // wantOutcome is o as a backend returns it: nil lists read back empty.
 func wantOutcome(o learning.Outcome) learning.Outcome {
-	o.FilesTouched, o.Patterns, o.Criteria = list(o.FilesTouched), list(o.Patterns), list(o.Criteria)
+	o.FilesTouched, o.Patterns, o.Criteria, o.Tags = list(o.FilesTouched), list(o.Patterns), list(o.Criteria), list(o.Tags)
 	return o
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kaizenhq/kaizen/internal/app"
+	"github.com/kaizenhq/kaizen/learning"
 )
 
 // OutcomeInput is what an agent reports when a task ends. Field names
@@ -33,6 +34,27 @@ type OutcomeInput struct {
 	// Description of the decomposition; strategies found in it count as
 	// patterns used.
 	Description string `json:"description,omitempty"`
+	// Task says what the task was (its description; default: the tracked
+	// task's first prompt) and Tags what kind of task (e.g. "migration"):
+	// plan guidance ranks strategies for a new task from similar past ones.
+	Task string   `json:"task,omitempty"`
+	Tags []string `json:"tags,omitempty"`
+}
+
+// maxTags bounds the tags of an outcome or a plan request.
+const maxTags = 20
+
+// validTags checks tags: at most maxTags names.
+func validTags(op string, tags []string) error {
+	if len(tags) > maxTags {
+		return app.Invalid(op, "tags", "has more than %d entries", maxTags)
+	}
+	for _, t := range tags {
+		if err := learning.ValidateName("tags", t); err != nil {
+			return app.Invalid(op, "tags", "%v", err)
+		}
+	}
+	return nil
 }
 
 // ParseOutcomeInput decodes one JSON object strictly: unknown fields,

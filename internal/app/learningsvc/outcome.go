@@ -94,6 +94,13 @@ func (s *Service) validateOutcome(in OutcomeInput, now time.Time) (learning.Outc
 	if err := app.ValidText(op, "description", in.Description, app.MaxTextLen, false); err != nil {
 		return o, err
 	}
+	if err := app.ValidText(op, "task", in.Task, app.MaxTextLen, false); err != nil {
+		return o, err
+	}
+	if err := validTags(op, in.Tags); err != nil {
+		return o, err
+	}
+	o.Task, o.Tags = in.Task, uniqueSorted(in.Tags)
 	if in.FailureMode != "" {
 		m := learning.FailureMode(in.FailureMode)
 		if !m.Valid() {
@@ -163,14 +170,15 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 			return err
 		}
 		res.Task = info
+		errs, err := tx.ErrorsByTask(ctx, o.Project, o.TaskID, true)
+		if err != nil {
+			return err
+		}
 		if o.ErrorCountSource == "" {
-			errs, err := tx.ErrorsByTask(ctx, o.Project, o.TaskID, true)
-			if err != nil {
-				return err
-			}
 			o.ErrorCount, o.ErrorCountSource = len(errs), "accumulator"
 		}
 		o.Score = s.lc.ScoreOutcome(o.Signals())
+		o.CriterionScores = s.lc.JudgeCriteria(o, errs)
 		refs, err := s.outcomePatterns(ctx, tx, o, in, now)
 		if err != nil {
 			return err
@@ -210,7 +218,7 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 			if err != nil {
 				return err
 			}
-			c.Apply(fb, s.lc.HalfLifeDays)
+			c.Apply(fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays)
 			c.UpdatedAt = now
 			if err := tx.PutCriterion(ctx, c); err != nil {
 				return err
@@ -255,6 +263,9 @@ func (s *Service) fromTask(ctx context.Context, tx store.Tx, o *learning.Outcome
 	}
 	if o.DurationMs < 0 {
 		o.DurationMs = min(t.DurationMs(), app.MaxDurationMs)
+	}
+	if o.Task == "" {
+		o.Task = t.Description // the session's first prompt
 	}
 	if o.RetryCount < 0 {
 		o.RetryCount = int(min(t.RetryCount, app.MaxCount))

@@ -29,6 +29,8 @@ type PatternUpdate struct {
 	// AntiPattern is set when the pattern is inverted: newly by this
 	// observation (see Inverted) or earlier, refreshed with the new counts.
 	AntiPattern *AntiPatternRef `json:"anti_pattern,omitempty"`
+	// Recovered is set when this use withdrew the pattern's anti-pattern.
+	Recovered *Recovery `json:"recovered,omitempty"`
 }
 
 // AntiPatternRef identifies a pattern's anti-pattern in an update.
@@ -211,6 +213,18 @@ func (s *Service) observe(ctx context.Context, tx store.Tx, id, project string, 
 	}
 	var inv *learning.Inversion
 	var anti *AntiPatternRef
+	var recovered *Recovery
+	if p.AntiPatternID != "" && s.lc.AntiPatternRecovery && m.Manual == "" {
+		if recovered, err = s.recover(ctx, tx, &p, &m, now); err != nil {
+			return PatternUpdate{}, nil, err
+		}
+		if recovered != nil {
+			after, err = s.evaluate(ctx, tx, m, now)
+			if err != nil {
+				return PatternUpdate{}, nil, err
+			}
+		}
+	}
 	if p.AntiPatternID != "" || s.lc.ShouldInvert(p) {
 		var a learning.Pattern
 		if p, a, inv, err = s.invert(ctx, tx, p, now); err != nil {
@@ -229,8 +243,65 @@ func (s *Service) observe(ctx context.Context, tx store.Tx, id, project string, 
 		ID: p.ID, Content: p.Content, Success: o.success, FeedbackType: o.fbType,
 		SuccessCount: p.SuccessCount, FailureCount: p.FailureCount,
 		StateBefore: before.State, StateAfter: after.State, Multiplier: after.Multiplier, Maturity: after,
-		AntiPattern: anti,
+		AntiPattern: anti, Recovered: recovered,
 	}, inv, nil
+}
+
+// Recovery says that an anti-pattern was withdrawn: the uses of its source
+// pattern since the inversion no longer meet the seed's inversion rule, so
+// the project-wide judgement was stale (the seed's own principle: decay
+// exists so that stale judgements do not dominate).
+type Recovery struct {
+	AntiPatternID string `json:"anti_pattern_id"`
+	// Since is when the pattern was inverted; Successes and Failures count
+	// its uses since.
+	Since     time.Time `json:"since"`
+	Successes int64     `json:"successes"`
+	Failures  int64     `json:"failures"`
+	Reason    string    `json:"reason"`
+}
+
+// recover withdraws the anti-pattern of an inverted pattern when the uses
+// since the inversion (at least the seed's minimum of observations) no
+// longer meet the seed's inversion rule: the anti-pattern is deleted and
+// the pattern starts a new evaluation (a new generation: counts and
+// maturity evidence start over, as after a reset). Nil when it does not
+// recover.
+func (s *Service) recover(ctx context.Context, tx store.Tx, p *learning.Pattern, m *learning.Maturity, now time.Time) (*Recovery, error) {
+	anti, err := tx.GetPattern(ctx, p.Project, p.AntiPatternID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	uses, err := tx.MaturityFeedback(ctx, p.Project, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	window := learning.Pattern{Kind: learning.KindPattern}
+	for _, f := range uses {
+		if f.Generation == p.Generation && f.Timestamp.After(anti.CreatedAt) {
+			if f.Success {
+				window.SuccessCount++
+			} else {
+				window.FailureCount++
+			}
+		}
+	}
+	if window.Observations() < int64(s.lc.AntiPattern.MinObservations) || s.lc.ShouldInvert(window) {
+		return nil, nil
+	}
+	if err := tx.DeletePattern(ctx, p.Project, anti.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	r := &Recovery{AntiPatternID: anti.ID, Since: anti.CreatedAt, Successes: window.SuccessCount, Failures: window.FailureCount,
+		Reason: fmt.Sprintf("recovered: %d of %d uses since the inversion on %s succeeded; the pattern is evaluated anew",
+			window.SuccessCount, window.Observations(), anti.CreatedAt.Format("2006-01-02"))}
+	learning.Reset(m, now)
+	p.Generation, p.SuccessCount, p.FailureCount = m.Generation, 0, 0
+	p.AntiPatternID, p.ExampleTasks = "", []string{}
+	return r, nil
 }
 
 // invert creates or refreshes the anti-pattern of p. It returns the

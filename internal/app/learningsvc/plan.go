@@ -40,6 +40,9 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 	if in.Limit < 0 || in.Limit > 1000 {
 		return nil, app.Invalid(op, "limit", "must be between 0 and 1000")
 	}
+	if err := validTags(op, in.Tags); err != nil {
+		return nil, err
+	}
 	var g learning.Guidance
 	err = s.env.View(ctx, op, func(tx store.Tx) error {
 		recs, err := s.cache.records(ctx, tx, project)
@@ -87,6 +90,15 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 			}
 		}
 		g = s.lc.BuildGuidance(in, views, reasons, antis, weights, open, now)
+		if s.lc.Ranking == learning.RankingSeed {
+			g.Recommendation = learning.SeedRecommendation(g)
+		} else {
+			idx, err := s.contexts.index(ctx, tx, project)
+			if err != nil {
+				return err
+			}
+			g.Contextualize(s.lc.Recommend(in, s.lc.ChoicesOf(views), idx, now, learning.RequestSeed(in, now)))
+		}
 		*buf = views
 		return nil
 	})

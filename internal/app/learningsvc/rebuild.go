@@ -14,6 +14,7 @@ import (
 const (
 	metaHalfLife         = "learning.half_life_days"
 	metaMaturityHalfLife = "learning.maturity.half_life_days"
+	metaHarmfulWeight    = "learning.harmful_weight"
 )
 
 // CheckHalfLives rebuilds every project's aggregates when the configured
@@ -23,6 +24,7 @@ func (s *Service) CheckHalfLives(ctx context.Context) error {
 	want := map[string]string{
 		metaHalfLife:         strconv.FormatFloat(s.lc.HalfLifeDays, 'g', -1, 64),
 		metaMaturityHalfLife: strconv.FormatFloat(s.lc.Maturity.HalfLifeDays, 'g', -1, 64),
+		metaHarmfulWeight:    s.lc.HarmfulWeight,
 	}
 	stale := false
 	err := s.env.View(ctx, "open", func(tx store.Tx) error {
@@ -104,6 +106,7 @@ func (s *Service) Rebuild(ctx context.Context, project string) (*RebuildResult, 
 // RebuildTx recomputes a project's aggregates from its events inside tx
 // (after an import, or when the half-lives changed).
 func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, now time.Time) error {
+	s.contexts.forget(project) // outcomes may have been added out of order (an import)
 	patterns := map[string]*learning.Pattern{}
 	var order []string
 	var antis []learning.Pattern
@@ -156,7 +159,7 @@ func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, no
 			c = &learning.Criterion{Project: project, Name: f.Criterion, CreatedAt: f.Timestamp}
 			criteria[f.Criterion] = c
 		}
-		c.Apply(f, s.lc.HalfLifeDays)
+		c.Apply(f, s.lc.EventWeight(f), s.lc.HalfLifeDays)
 		return nil
 	})
 	if err != nil {

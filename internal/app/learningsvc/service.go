@@ -17,10 +17,11 @@ import (
 
 // Service runs the learning system's actions.
 type Service struct {
-	env   *app.Env
-	lc    learning.Config
-	cache *patternCache
-	hooks Hooks
+	env      *app.Env
+	lc       learning.Config
+	cache    *patternCache
+	contexts *contextCache
+	hooks    Hooks
 }
 
 // Hooks connect the learning system to the other subsystems without
@@ -40,5 +41,5 @@ type Hooks struct {
 
 // New returns the learning service.
 func New(env *app.Env, lc learning.Config, hooks Hooks) *Service {
-	return &Service{env: env, lc: lc, cache: newPatternCache(64), hooks: hooks}
+	return &Service{env: env, lc: lc, cache: newPatternCache(64), contexts: newContextCache(lc.Context.History), hooks: hooks}
 }

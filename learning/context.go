@@ -1,0 +1,200 @@
+package learning
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kaizenhq/kaizen/internal/tokenize"
+)
+
+// Task-conditioned evidence. A strategy excellent for migrations may be
+// poor for bugfixes: plan guidance ranks strategies for the task at hand
+// from the outcomes of similar past tasks (by the words of their
+// descriptions and their tags), shrunk toward the project's overall
+// evidence when few similar tasks exist.
+
+// ContextEvent is one past outcome as evidence for ranking: what the task
+// was, which patterns it used, and whether it succeeded.
+type ContextEvent struct {
+	OutcomeID string    `json:"outcome_id"`
+	TaskID    string    `json:"bead_id"`
+	Task      string    `json:"task,omitempty"`
+	Tags      []string  `json:"tags,omitempty"`
+	Patterns  []string  `json:"patterns"`
+	Success   bool      `json:"success"`
+	At        time.Time `json:"at"`
+	// terms are the words of the event's description with their
+	// frequency weight; tags its normalised tags.
+	terms []contextTerm
+	tags  []string
+}
+
+type contextTerm struct {
+	term string
+	tf   float64
+}
+
+// contextTerms are the words of a task's description: its full-text
+// tokens with a log-scaled frequency, sorted by term.
+func contextTerms(task string) []contextTerm {
+	counts := map[string]float64{}
+	for _, tok := range tokenize.Tokenize(task) {
+		counts[tok]++
+	}
+	out := make([]contextTerm, 0, len(counts))
+	for t, n := range counts {
+		out = append(out, contextTerm{t, 1 + math.Log(n)})
+	}
+	slices.SortFunc(out, func(a, b contextTerm) int { return strings.Compare(a.term, b.term) })
+	return out
+}
+
+// normTags lower-cases, trims, sorts and deduplicates tags.
+func normTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ContextIndex holds the past outcomes a project's guidance learns from,
+// oldest first, with the document frequency of their terms. It is built
+// once and extended by Add; a reader never sees it change (Add returns a
+// new index sharing the old events).
+type ContextIndex struct {
+	events []ContextEvent
+	df     map[string]int
+}
+
+// NewContextIndex indexes events (oldest first, as given).
+func NewContextIndex(events []ContextEvent) *ContextIndex {
+	x := &ContextIndex{df: map[string]int{}}
+	for _, e := range events {
+		x.add(e)
+	}
+	return x
+}
+
+func (x *ContextIndex) add(e ContextEvent) {
+	e.terms, e.tags = contextTerms(e.Task), normTags(e.Tags)
+	for _, t := range e.terms {
+		x.df[t.term]++
+	}
+	x.events = append(x.events, e)
+}
+
+// Add returns an index with e appended (the receiver is unchanged). limit
+// > 0 keeps only the newest limit events.
+func (x *ContextIndex) Add(limit int, es ...ContextEvent) *ContextIndex {
+	next := &ContextIndex{df: make(map[string]int, len(x.df)), events: slices.Clip(x.events)}
+	for k, v := range x.df {
+		next.df[k] = v
+	}
+	for _, e := range es {
+		next.add(e)
+	}
+	for limit > 0 && len(next.events) > limit {
+		for _, t := range next.events[0].terms {
+			if next.df[t.term]--; next.df[t.term] == 0 {
+				delete(next.df, t.term)
+			}
+		}
+		next.events = next.events[1:]
+	}
+	return next
+}
+
+// Len is the number of indexed events.
+func (x *ContextIndex) Len() int { return len(x.events) }
+
+// Events returns the indexed events, oldest first (not to be modified).
+func (x *ContextIndex) Events() []ContextEvent { return x.events }
+
+// idf is the inverse document frequency of a term.
+func (x *ContextIndex) idf(term string) float64 {
+	return math.Log(1 + float64(len(x.events))/float64(1+x.df[term]))
+}
+
+// Neighbor is a past event similar to the task at hand.
+type Neighbor struct {
+	Index int // in Events()
+	// Similarity is how much the event counts for the task, 0..1: 1 when
+	// it shares a tag with the task, else the cosine of their descriptions'
+	// TF-IDF vectors raised to the sharpness (a task with the same
+	// description counts fully, one sharing a few words barely).
+	Similarity float64
+}
+
+// Similar returns the past events that count at least minSim for the task,
+// best first (newer first among equals), at most k.
+func (x *ContextIndex) Similar(task string, tags []string, k int, minSim, sharpness float64) []Neighbor {
+	q := contextTerms(task)
+	qtags := normTags(tags)
+	if (len(q) == 0 && len(qtags) == 0) || len(x.events) == 0 || k <= 0 {
+		return nil
+	}
+	qw := make(map[string]float64, len(q))
+	qnorm := 0.0
+	for _, t := range q {
+		w := t.tf * x.idf(t.term)
+		qw[t.term] = w
+		qnorm += w * w
+	}
+	qnorm = math.Sqrt(qnorm)
+	var out []Neighbor
+	for i, e := range x.events {
+		s := 0.0
+		if len(qtags) > 0 && sharesTag(qtags, e.tags) {
+			s = 1
+		} else if qnorm > 0 {
+			dot, norm := 0.0, 0.0
+			for _, t := range e.terms {
+				w := t.tf * x.idf(t.term)
+				norm += w * w
+				if qv, ok := qw[t.term]; ok {
+					dot += qv * w
+				}
+			}
+			if dot > 0 && norm > 0 {
+				s = math.Pow(min(dot/(qnorm*math.Sqrt(norm)), 1), sharpness)
+			}
+		}
+		if s > 0 && s >= minSim {
+			out = append(out, Neighbor{Index: i, Similarity: s})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Neighbor) int {
+		switch {
+		case a.Similarity > b.Similarity:
+			return -1
+		case a.Similarity < b.Similarity:
+			return 1
+		}
+		return b.Index - a.Index // newer first
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// sharesTag reports whether two sorted tag lists share a tag.
+func sharesTag(a, b []string) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch strings.Compare(a[i], b[j]) {
+		case 0:
+			return true
+		case -1:
+			i++
+		default:
+			j++
+		}
+	}
+	return false
+}

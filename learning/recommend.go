@@ -1,0 +1,474 @@
+package learning
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Ranking policies of plan guidance (Config.Ranking).
+const (
+	// RankingSeed ranks by the seed's maturity: base score × the maturity
+	// multiplier, anti-patterns and deprecated patterns excluded, the same
+	// ranking for every task.
+	RankingSeed = "seed"
+	// RankingBayes ranks by the posterior mean of each pattern's success
+	// rate in the task's context (similar past tasks, shrunk toward the
+	// project's evidence) and suggests one pattern to explore: the most
+	// uncertain one that could still be the best.
+	RankingBayes = "bayes"
+	// RankingThompson ranks by a draw from each pattern's posterior in the
+	// task's context (Thompson sampling): strategies that could be the best
+	// are tried in proportion to that chance, so learning never stops and
+	// recovers when rates drift.
+	RankingThompson = "thompson"
+)
+
+// Rankings lists the ranking policies.
+var Rankings = []string{RankingThompson, RankingBayes, RankingSeed}
+
+// ContextConfig tunes task-conditioned ranking (the bayes and thompson
+// policies; the seed policy ignores it).
+type ContextConfig struct {
+	// Neighbors is the number of most similar past tasks that inform a
+	// ranking (default 64).
+	Neighbors int `toml:"neighbors" json:"neighbors"`
+	// MinSimilarity is the least weight (see Sharpness) of a past task to
+	// count as similar (default 0.01).
+	MinSimilarity float64 `toml:"min_similarity" json:"min_similarity"`
+	// PriorStrength is how many observations the project's overall
+	// evidence is worth against similar tasks' (default 2): with few
+	// similar tasks, a pattern's rate is the project's.
+	PriorStrength float64 `toml:"prior_strength" json:"prior_strength"`
+	// UseHalfLife is the number of later uses of a pattern after which a
+	// use counts half (default 20; 0 disables): recent results weigh more,
+	// so a strategy whose success rate drifts is re-ranked within tens of
+	// tasks, not after its history decays in days.
+	UseHalfLife float64 `toml:"use_half_life" json:"use_half_life"`
+	// Credit is how an outcome of several patterns is shared: "blame"
+	// (default) attributes it to each pattern by its likelihood under the
+	// current estimates, so a good strategy paired with a bad one is not
+	// marked down as much as the bad one; "equal" gives every pattern the
+	// whole outcome.
+	Credit string `toml:"credit" json:"credit"`
+	// History bounds the past outcomes kept for ranking (default 5000, the
+	// newest).
+	History int `toml:"history" json:"history"`
+	// Sharpness is the exponent of a description's cosine similarity in
+	// how much a past task counts (default 2): a task with the same
+	// description counts fully, one sharing a few words barely. A past task
+	// sharing a tag with the task at hand counts fully.
+	Sharpness float64 `toml:"sharpness" json:"sharpness"`
+	// Explore is the upper quantile that decides whether a pattern is worth
+	// trying to learn more about (default 0.9).
+	Explore float64 `toml:"explore" json:"explore"`
+	// Avoid is the posterior mean under which a pattern with enough evidence
+	// in this context is listed to avoid (default 0.35).
+	Avoid float64 `toml:"avoid" json:"avoid"`
+}
+
+// DefaultContextConfig is the default of task-conditioned ranking.
+func DefaultContextConfig() ContextConfig {
+	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 2, UseHalfLife: 20, Credit: "blame",
+		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35}
+}
+
+// validate checks the context configuration.
+func (c ContextConfig) validate() error {
+	switch {
+	case c.Neighbors < 1:
+		return &ConfigError{"context.neighbors", c.Neighbors, "must be at least 1"}
+	case c.MinSimilarity < 0 || c.MinSimilarity >= 1 || math.IsNaN(c.MinSimilarity):
+		return &ConfigError{"context.min_similarity", c.MinSimilarity, "must be in [0, 1)"}
+	case !(c.PriorStrength > 0) || math.IsInf(c.PriorStrength, 0):
+		return &ConfigError{"context.prior_strength", c.PriorStrength, "must be positive"}
+	case c.UseHalfLife < 0 || math.IsNaN(c.UseHalfLife) || math.IsInf(c.UseHalfLife, 0):
+		return &ConfigError{"context.use_half_life", c.UseHalfLife, "must be >= 0 (0 disables)"}
+	case c.Credit != "blame" && c.Credit != "equal":
+		return &ConfigError{"context.credit", c.Credit, `must be "blame" or "equal"`}
+	case c.History < 1:
+		return &ConfigError{"context.history", c.History, "must be at least 1"}
+	case !(c.Sharpness >= 0) || math.IsInf(c.Sharpness, 0):
+		return &ConfigError{"context.sharpness", c.Sharpness, "must be >= 0"}
+	case !(c.Explore > 0.5 && c.Explore < 1):
+		return &ConfigError{"context.explore", c.Explore, "must be in (0.5, 1)"}
+	case !(c.Avoid >= 0 && c.Avoid < 1):
+		return &ConfigError{"context.avoid", c.Avoid, "must be in [0, 1)"}
+	}
+	return nil
+}
+
+// Choice is a pattern plan guidance may recommend: one of the choices a ranking orders.
+type Choice struct {
+	ID      string   `json:"id"`
+	Content string   `json:"content"`
+	Tags    []string `json:"tags,omitempty"`
+	// Inverted marks a pattern the seed's rule turned into an
+	// anti-pattern (project-wide); Deprecated one whose maturity is
+	// deprecated. In this task's context it may still be good.
+	Inverted   bool `json:"inverted,omitempty"`
+	Deprecated bool `json:"deprecated,omitempty"`
+}
+
+// Recommended is a pattern in a recommendation, with its estimated success
+// rate for this task and the evidence behind it.
+type Recommended struct {
+	ID      string   `json:"id"`
+	Content string   `json:"content"`
+	Tags    []string `json:"tags,omitempty"`
+	// Rate is the posterior mean success rate in this task's context, and
+	// Interval its 95 % credible interval.
+	Rate     float64    `json:"rate"`
+	Interval [2]float64 `json:"interval"`
+	// Score is what ranked it (a posterior draw under thompson, the mean
+	// under bayes).
+	Score float64 `json:"score"`
+	// Similar and Overall are the (decayed, credited) uses behind the rate:
+	// in similar past tasks and in the whole project.
+	Similar float64 `json:"similar_uses"`
+	Overall float64 `json:"overall_uses"`
+	// Reason says why it is here, for a person.
+	Reason string `json:"reason"`
+}
+
+// SimilarTask is a past task behind a recommendation.
+type SimilarTask struct {
+	OutcomeID  string   `json:"outcome_id"`
+	TaskID     string   `json:"bead_id"`
+	Task       string   `json:"task"`
+	Similarity float64  `json:"similarity"`
+	Success    bool     `json:"success"`
+	Patterns   []string `json:"patterns"`
+}
+
+// Recommendation is the machine-usable part of plan guidance: the
+// strategies to use for this task, best first, one to explore, the ones to
+// avoid here, and the past tasks behind it.
+type Recommendation struct {
+	Ranking     string        `json:"ranking"`
+	Recommended []Recommended `json:"recommended"`
+	// Explore is a strategy worth trying to learn more (nil when none is).
+	Explore      *Recommended  `json:"explore,omitempty"`
+	Avoid        []Recommended `json:"avoid"`
+	SimilarTasks []SimilarTask `json:"similar_tasks"`
+}
+
+// Recommend ranks candidates for the task at hand from the indexed past
+// outcomes (the bayes and thompson policies). seed makes a thompson
+// ranking reproducible (the same request at the same instant draws the
+// same).
+func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, now time.Time, seed uint64) Recommendation {
+	cc := c.Context
+	rec := Recommendation{Ranking: c.Ranking, Recommended: []Recommended{}, Avoid: []Recommended{}, SimilarTasks: []SimilarTask{}}
+	if len(cands) == 0 {
+		return rec
+	}
+	if x == nil {
+		x = NewContextIndex(nil)
+	}
+	events := x.Events()
+	var neighbors []Neighbor
+	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 {
+		neighbors = x.Similar(req.Task, req.Tags, cc.Neighbors, cc.MinSimilarity, cc.Sharpness)
+	}
+	local := make(map[int]float64, len(neighbors)) // event index → how much it counts
+	for _, n := range neighbors {
+		local[n.Index] = n.Similarity
+	}
+	index := make(map[string]int, len(cands))
+	for i, cd := range cands {
+		index[cd.ID] = i
+	}
+	// Evidence per candidate: overall (every event) and local (similar
+	// events), each use weighted by its recency among the pattern's uses
+	// and by the age of the outcome.
+	type evidence struct{ s, n, ls, ln float64 }
+	ev := make([]evidence, len(cands))
+	gamma := 1.0
+	if cc.UseHalfLife > 0 {
+		gamma = math.Exp2(-1 / cc.UseHalfLife)
+	}
+	// A first pass with equal credit estimates each pattern's rate; the
+	// second shares each outcome among its patterns by those estimates.
+	// Recency counts uses: the project's uses for the overall evidence, the
+	// similar tasks' uses for the local one (so that a pattern used often
+	// elsewhere keeps its weight in this context).
+	localOrder := make([]int, 0, len(neighbors))
+	for _, n := range neighbors {
+		localOrder = append(localOrder, n.Index)
+	}
+	slices.Sort(localOrder)
+	estimate := func(credit func(e ContextEvent, i int) float64) {
+		clear(ev)
+		seen := make([]float64, len(cands)) // recency weight of the next older use
+		for i := range seen {
+			seen[i] = 1
+		}
+		decayOf := func(e ContextEvent) float64 {
+			age := now.Sub(e.At).Hours() / 24
+			if age > 0 && c.HalfLifeDays > 0 {
+				return math.Exp2(-age / c.HalfLifeDays)
+			}
+			return 1
+		}
+		y := func(e ContextEvent) float64 {
+			if e.Success {
+				return 1
+			}
+			return 0
+		}
+		for k := len(events) - 1; k >= 0; k-- {
+			e := events[k]
+			decay := decayOf(e)
+			for _, pid := range e.Patterns {
+				if i, ok := index[pid]; ok {
+					w := seen[i] * decay * credit(e, i)
+					seen[i] *= gamma
+					ev[i].n += w
+					ev[i].s += w * y(e)
+				}
+			}
+		}
+		for i := range seen {
+			seen[i] = 1
+		}
+		for j := len(localOrder) - 1; j >= 0; j-- {
+			k := localOrder[j]
+			e := events[k]
+			decay := decayOf(e)
+			for _, pid := range e.Patterns {
+				if i, ok := index[pid]; ok {
+					w := local[k] * seen[i] * decay * credit(e, i)
+					seen[i] *= gamma
+					ev[i].ln += w
+					ev[i].ls += w * y(e)
+				}
+			}
+		}
+	}
+	estimate(func(ContextEvent, int) float64 { return 1 })
+	if cc.Credit == "blame" {
+		rate := make([]float64, len(cands))
+		for i := range cands {
+			rate[i] = (ev[i].s + 1) / (ev[i].n + 2)
+			if ev[i].ln > 0 {
+				m := rate[i]
+				rate[i] = (cc.PriorStrength*m + ev[i].ls) / (cc.PriorStrength + ev[i].ln)
+			}
+		}
+		estimate(func(e ContextEvent, i int) float64 {
+			if len(e.Patterns) < 2 {
+				return 1
+			}
+			// The outcome came from one of its patterns; each is
+			// responsible by its likelihood of that result. Scaled so an
+			// outcome carries as much evidence in all as with equal credit.
+			lik := func(j int) float64 {
+				if e.Success {
+					return rate[j]
+				}
+				return 1 - rate[j]
+			}
+			sum, n := 0.0, 0
+			for _, pid := range e.Patterns {
+				if j, ok := index[pid]; ok {
+					sum += lik(j)
+					n++
+				}
+			}
+			if sum <= 0 {
+				return 1
+			}
+			return float64(n) * lik(i) / sum
+		})
+	}
+	var rng *Rand
+	if c.Ranking == RankingThompson {
+		rng = NewRand(seed)
+	}
+	type scored struct {
+		i     int
+		post  Beta
+		score float64
+	}
+	all := make([]scored, len(cands))
+	for i := range cands {
+		overall := Beta{Alpha: ev[i].s + 1, Beta: ev[i].n - ev[i].s + 1}
+		post := overall
+		if len(neighbors) > 0 {
+			m := overall.Mean()
+			post = Beta{Alpha: cc.PriorStrength*m + ev[i].ls, Beta: cc.PriorStrength*(1-m) + ev[i].ln - ev[i].ls}
+		}
+		sc := post.Mean()
+		if rng != nil {
+			sc = post.Sample(rng)
+		}
+		all[i] = scored{i: i, post: post, score: sc}
+	}
+	slices.SortStableFunc(all, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.post.Mean(), a.post.Mean()),
+			strings.Compare(cands[a.i].Content, cands[b.i].Content))
+	})
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	item := func(s scored, reason string) Recommended {
+		cd := cands[s.i]
+		return Recommended{ID: cd.ID, Content: cd.Content, Tags: cd.Tags, Rate: round4(s.post.Mean()),
+			Interval: s.post.Interval95(), Score: round4(s.score), Similar: round4(ev[s.i].ln), Overall: round4(ev[s.i].n),
+			Reason: reason}
+	}
+	best := all[0].post.Mean()
+	for _, s := range all {
+		mean, local := s.post.Mean(), ev[s.i].ln
+		switch {
+		case mean < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && s.post.Quantile(cc.Explore) < best:
+			rec.Avoid = append(rec.Avoid, item(s, avoidReason(s.post, local, len(neighbors) > 0)))
+		case len(rec.Recommended) < limit:
+			rec.Recommended = append(rec.Recommended, item(s, rankReason(cands[s.i], s.post, local, len(neighbors) > 0)))
+		}
+	}
+	// Under bayes, suggest the most promising uncertain pattern outside the
+	// top two: one whose upper bound exceeds the best mean.
+	if c.Ranking == RankingBayes {
+		top := min(2, len(all))
+		var pick *scored
+		for k := top; k < len(all); k++ {
+			s := all[k]
+			if up := s.post.Quantile(cc.Explore); up > best && (pick == nil || up > pick.post.Quantile(cc.Explore)) {
+				pick = &all[k]
+			}
+		}
+		if pick != nil {
+			r := item(*pick, fmt.Sprintf("worth trying to learn more: its rate could be up to %.0f%% (%.0f%% quantile)",
+				100*pick.post.Quantile(cc.Explore), 100*cc.Explore))
+			rec.Explore = &r
+		}
+	} else if rng != nil && len(all) > 0 && all[0].post.Mean() < best-1e-12 {
+		// Thompson drew a less proven pattern first: that is exploration.
+		r := item(all[0], "drawn first from its uncertain rate: trying it teaches the most")
+		rec.Explore = &r
+	}
+	for _, n := range neighbors {
+		e := events[n.Index]
+		rec.SimilarTasks = append(rec.SimilarTasks, SimilarTask{OutcomeID: e.OutcomeID, TaskID: e.TaskID,
+			Task: excerptLine(e.Task, 160), Similarity: round4(n.Similarity), Success: e.Success, Patterns: slices.Clone(e.Patterns)})
+		if len(rec.SimilarTasks) == 10 {
+			break
+		}
+	}
+	return rec
+}
+
+func rankReason(cd Choice, b Beta, local float64, contextual bool) string {
+	var parts []string
+	if contextual && local > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f%% success in %.1f similar uses", 100*b.Mean(), local))
+	} else {
+		parts = append(parts, fmt.Sprintf("%.0f%% estimated success", 100*b.Mean()))
+	}
+	switch {
+	case cd.Inverted && contextual && local > 0:
+		parts = append(parts, "an anti-pattern project-wide, but not for tasks like this one")
+	case cd.Inverted:
+		parts = append(parts, "an anti-pattern project-wide")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func avoidReason(b Beta, local float64, contextual bool) string {
+	if contextual && local > 0 {
+		return fmt.Sprintf("%.0f%% success in %.1f similar uses", 100*b.Mean(), local)
+	}
+	return fmt.Sprintf("%.0f%% estimated success", 100*b.Mean())
+}
+
+// RequestSeed derives the seed of a thompson ranking from the request and
+// the instant, so that a request is reproducible and two requests differ
+// (the project is left out: two projects in the same state answer the same
+// request alike).
+func RequestSeed(req GuidanceRequest, now time.Time) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(req.Task + "\x00" + req.TaskID + "\x00" + strings.Join(req.Tags, ",")))
+	return h.Sum64() ^ uint64(now.UnixNano())
+}
+
+// excerptLine cuts s to at most n runes on one line.
+func excerptLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// ChoicesOf are the patterns a task-conditioned ranking orders: every
+// pattern but the anti-patterns themselves; an inverted or deprecated
+// pattern stays a choice (it may be good for tasks like this one) and says
+// so.
+func (c Config) ChoicesOf(views []PatternView) []Choice {
+	out := make([]Choice, 0, len(views)+len(Strategies))
+	known := map[string]bool{}
+	for _, v := range views {
+		if v.Pattern.Kind == KindAntiPattern {
+			continue
+		}
+		out = append(out, Choice{ID: v.Pattern.ID, Content: v.Pattern.Content, Tags: v.Pattern.Tags,
+			Inverted: v.Pattern.AntiPatternID != "", Deprecated: v.Maturity.State == Deprecated})
+		for _, tag := range v.Pattern.Tags {
+			known[tag] = true
+		}
+	}
+	for _, st := range Strategies {
+		if !known[st.Tag()] {
+			out = append(out, Choice{ID: st.Tag(), Content: st.LabelFor(c.Locale), Tags: []string{st.Tag()}})
+		}
+	}
+	return out
+}
+
+// Contextualize attaches a task-conditioned recommendation to guidance.
+// A project-wide judgement (an anti-pattern, a deprecated pattern) is
+// lifted for this task only on evidence from similar tasks: when the
+// ranking recommends the pattern from similar past uses, it is one of the
+// ranked choices (its reason says it is an anti-pattern project-wide);
+// without such evidence the seed's judgement stands and is shown as the
+// seed states it. The anti-pattern records themselves are unchanged.
+func (g *Guidance) Contextualize(rec Recommendation) {
+	g.Recommendation = rec
+	lifted := map[string]bool{}
+	for _, r := range rec.Recommended {
+		if r.Similar > 0 {
+			lifted[r.ID] = true
+		}
+	}
+	g.AntiPatterns = slices.DeleteFunc(g.AntiPatterns, func(a AntiPatternView) bool { return lifted[a.SourceID] && !a.Mentioned })
+	g.Excluded = slices.DeleteFunc(g.Excluded, func(p RankedPattern) bool { return lifted[p.ID] && !p.Mentioned })
+}
+
+// SeedRecommendation is the recommendation of the seed ranking: the ranked
+// patterns in the seed's order (their rate is the seed's base score, their
+// interval the Wilson interval of their success count), and the
+// anti-patterns' sources and deprecated patterns to avoid.
+func SeedRecommendation(g Guidance) Recommendation {
+	rec := Recommendation{Ranking: RankingSeed, Recommended: []Recommended{}, Avoid: []Recommended{}, SimilarTasks: []SimilarTask{}}
+	for _, p := range g.Patterns {
+		rec.Recommended = append(rec.Recommended, Recommended{ID: p.ID, Content: p.Content, Tags: p.Tags,
+			Rate: round4(p.BaseScore), Interval: p.SuccessCI95, Score: round4(p.FinalScore),
+			Overall: round4(p.DecayedHelpful + p.DecayedHarmful), Reason: p.Label})
+	}
+	for _, a := range g.AntiPatterns {
+		rec.Avoid = append(rec.Avoid, Recommended{ID: a.SourceID, Content: a.Content, Reason: a.Reason})
+	}
+	for _, p := range g.Excluded {
+		rec.Avoid = append(rec.Avoid, Recommended{ID: p.ID, Content: p.Content, Tags: p.Tags, Reason: p.Label,
+			Interval: p.SuccessCI95})
+	}
+	return rec
+}
