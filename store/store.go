@@ -60,6 +60,7 @@ type Tx interface {
 	TaskStorage
 	ExploreStorage
 	ExperienceStorage
+	ForgetStorage
 	MetaStorage
 }
 
