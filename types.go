@@ -169,3 +169,11 @@ func ExtractPatterns(description string) ([]learning.Extracted, error) {
 func ExploreReplay(settings ExploreSettings, events []explore.Event) (*explore.Timeline, error) {
 	return exploresvc.ExploreReplay(settings, events)
 }
+
+// Types of the data a user owns (forget and edit; see engine_data.go).
+type (
+	ForgetInput         = app.ForgetInput
+	ForgetResult        = experiencesvc.ForgetResult
+	HeuristicEditInput  = experiencesvc.HeuristicEditInput
+	DeleteOutcomeResult = learningsvc.DeleteOutcomeResult
+)
