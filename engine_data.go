@@ -43,3 +43,18 @@ func (e *Engine) DeleteSkill(ctx context.Context, in ForgetInput) (*ForgetResult
 func (e *Engine) EditHeuristic(ctx context.Context, in HeuristicEditInput) (*HeuristicActionResult, error) {
 	return e.experience.EditHeuristic(ctx, in)
 }
+
+// Learned reports what a project learned in a period: patterns newly
+// proven or deprecated and anti-patterns created, each with the
+// observations behind it; heuristics created, promoted and gone stale;
+// skills activated; and the success trend with its 95 % Wilson interval
+// against the period before.
+func (e *Engine) Learned(ctx context.Context, q LearnedQuery) (*Learned, error) {
+	return e.digest.Learned(ctx, q)
+}
+
+// ProjectSummaries lists every project holding data with its last
+// activity (and its record counts when q.Counts).
+func (e *Engine) ProjectSummaries(ctx context.Context, q ProjectQuery) ([]ProjectSummary, error) {
+	return e.digest.ProjectSummaries(ctx, q)
+}

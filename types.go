@@ -6,6 +6,7 @@ import (
 	"github.com/kaizenhq/kaizen/explore"
 	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/internal/app/backupsvc"
+	"github.com/kaizenhq/kaizen/internal/app/digestsvc"
 	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
@@ -176,4 +177,18 @@ type (
 	ForgetResult        = experiencesvc.ForgetResult
 	HeuristicEditInput  = experiencesvc.HeuristicEditInput
 	DeleteOutcomeResult = learningsvc.DeleteOutcomeResult
+)
+
+// Types of digestsvc: what was learned lately, and the projects.
+type (
+	LearnedQuery       = digestsvc.LearnedQuery
+	Learned            = digestsvc.Learned
+	PatternChange      = learningsvc.PatternChange
+	AntiPatternChange  = learningsvc.AntiPatternChange
+	LearnedObservation = learningsvc.Observation
+	RateInterval       = learningsvc.RateInterval
+	HeuristicLearned   = experiencesvc.HeuristicLearned
+	SkillLearned       = experiencesvc.SkillLearned
+	ProjectQuery       = digestsvc.ProjectQuery
+	ProjectSummary     = digestsvc.ProjectSummary
 )
