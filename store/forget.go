@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/kaizenhq/kaizen/experience"
+)
 
 // ForgetStorage removes the records a user asks kaizen to forget: the
 // user owns the data, and a removed record leaves the store, its listings
@@ -25,6 +29,9 @@ type ForgetStorage interface {
 	// tasks and verdicts (its search document and vector are removed with
 	// DeleteSearchDoc, its place in recalls with ForgetRecallItem).
 	DeleteHeuristic(ctx context.Context, project, id string) error
+	// SetExperienceLessons replaces the transferable heuristics (lessons)
+	// of a task's stored experience, keeping the rest of it.
+	SetExperienceLessons(ctx context.Context, project, taskID string, lessons []experience.TransferableHeuristic) error
 	// DeleteSkill removes a skill with its versions.
 	DeleteSkill(ctx context.Context, project, id string) error
 	// ForgetRecallItem removes an item (a heuristic, skill or turn id)

@@ -44,6 +44,16 @@ func (t *Tx) DeleteHeuristic(ctx context.Context, project, id string) error {
 	return nil
 }
 
+// SetExperienceLessons implements store.ForgetStorage.
+func (t *Tx) SetExperienceLessons(ctx context.Context, project, taskID string, lessons []experience.TransferableHeuristic) error {
+	v, err := jsonSlice("heuristics", lessons)
+	if err != nil {
+		return err
+	}
+	return t.change(ctx, "set lessons of "+taskID, `UPDATE task_experiences SET heuristics = ? WHERE project = ? AND task_id = ?`,
+		v, project, taskID)
+}
+
 // DeleteSkill implements store.ForgetStorage: the skill and its versions.
 func (t *Tx) DeleteSkill(ctx context.Context, project, id string) error {
 	if err := t.change(ctx, "delete skill "+id, `DELETE FROM skills WHERE project = ? AND id = ?`, project, id); err != nil {

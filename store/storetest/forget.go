@@ -147,6 +147,27 @@ func testForget(t *testing.T, setup setupFunc) {
 		b.expectNotFound("heuristic twice", func(tx store.Tx) error { return tx.DeleteHeuristic(b.ctx, "p", "heur-1") })
 	})
 
+	t.Run("ExperienceLessons", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		insertAll(b, fullExperience("p", "task-1"), fullExperience("q", "task-1"))
+		b.update(func(tx store.Tx) error {
+			return tx.SetExperienceLessons(b.ctx, "p", "task-1", []experience.TransferableHeuristic{})
+		})
+		got := read(b, func(tx store.Tx) (experience.TaskExperience, error) { return tx.GetExperience(b.ctx, "p", "task-1") })
+		want := fullExperience("p", "task-1")
+		if len(got.Heuristics) != 0 || got.Goal != want.Goal || got.WorkingApproach != want.WorkingApproach || len(got.FailedAttempts) != 1 {
+			t.Errorf("after clearing the lessons: %+v", got)
+		}
+		other := read(b, func(tx store.Tx) (experience.TaskExperience, error) { return tx.GetExperience(b.ctx, "q", "task-1") })
+		if len(other.Heuristics) != 1 {
+			t.Errorf("the other project's lessons: %+v", other.Heuristics)
+		}
+		b.expectNotFound("lessons of an unknown task", func(tx store.Tx) error {
+			return tx.SetExperienceLessons(b.ctx, "p", "task-2", nil)
+		})
+	})
+
 	t.Run("Skill", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

@@ -39,6 +39,10 @@ type ForgetResult struct {
 	// Heuristics the heuristics no longer superseded by it.
 	Skills     int `json:"skills_changed"`
 	Heuristics int `json:"heuristics_changed"`
+	// Lessons counts the lessons removed from task experiences with a
+	// heuristic: the transferable heuristics that created it or were
+	// merged into it.
+	Lessons int `json:"lessons_removed"`
 }
 
 // DeleteTurn forgets a captured turn: the turn, its memory in the recall
@@ -140,7 +144,14 @@ func (s *Service) DeleteHeuristic(ctx context.Context, in app.ForgetInput) (*For
 		if err != nil {
 			return err
 		}
+		evidence, err := tx.ListEvidence(ctx, project, h.ID)
+		if err != nil {
+			return err
+		}
 		if err := tx.DeleteHeuristic(ctx, project, h.ID); err != nil {
+			return err
+		}
+		if res.Lessons, err = forgetLessons(ctx, tx, project, h, evidence); err != nil {
 			return err
 		}
 		if res.Unindexed, err = w.removeIndexed(ctx, tx, experience.ItemHeuristic, h.ID); err != nil {
@@ -195,6 +206,50 @@ func (s *Service) DeleteHeuristic(ctx context.Context, in app.ForgetInput) (*For
 	}
 	after()
 	return res, nil
+}
+
+// forgetLessons removes, from the task experiences that fed a heuristic,
+// the lessons it was made of: each evidence record names its task and
+// ends with the lesson's rule ("rule: …", see evidenceText).
+func forgetLessons(ctx context.Context, tx store.Tx, project string, h experience.Heuristic, evidence []experience.HeuristicEvidence) (int, error) {
+	rules := map[string][]string{} // task → rules
+	add := func(task, rule string) {
+		if task != "" && rule != "" && !slices.Contains(rules[task], rule) {
+			rules[task] = append(rules[task], rule)
+		}
+	}
+	add(h.SourceTaskID, h.Rule)
+	for _, ev := range evidence {
+		if i := strings.LastIndex(ev.Text, "rule: "); i >= 0 && (i == 0 || ev.Text[i-1] == '\n') {
+			add(ev.TaskID, strings.TrimSpace(ev.Text[i+len("rule: "):]))
+		}
+	}
+	removed := 0
+	tasks := make([]string, 0, len(rules))
+	for task := range rules {
+		tasks = append(tasks, task)
+	}
+	slices.Sort(tasks)
+	for _, task := range tasks {
+		x, err := tx.GetExperience(ctx, project, task)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return removed, err
+		}
+		kept := slices.DeleteFunc(slices.Clone(x.Heuristics), func(l experience.TransferableHeuristic) bool {
+			return slices.Contains(rules[task], strings.TrimSpace(l.Rule))
+		})
+		if len(kept) == len(x.Heuristics) {
+			continue
+		}
+		removed += len(x.Heuristics) - len(kept)
+		if err := tx.SetExperienceLessons(ctx, project, task, kept); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
 }
 
 // DeleteSkill forgets a skill (by id or name): the skill with its
