@@ -58,3 +58,15 @@ func (e *Engine) Learned(ctx context.Context, q LearnedQuery) (*Learned, error) 
 func (e *Engine) ProjectSummaries(ctx context.Context, q ProjectQuery) ([]ProjectSummary, error) {
 	return e.digest.ProjectSummaries(ctx, q)
 }
+
+// ReembedWith is Reembed with options: the project (empty: every
+// project) and a progress callback.
+func (e *Engine) ReembedWith(ctx context.Context, opts ReembedOptions) (*ReembedResult, error) {
+	return e.experience.ReembedWith(ctx, opts)
+}
+
+// RebuildWith is Rebuild with options: the project and a progress
+// callback.
+func (e *Engine) RebuildWith(ctx context.Context, opts RebuildOptions) (*RebuildResult, error) {
+	return e.learning.RebuildWith(ctx, opts)
+}

@@ -177,6 +177,8 @@ type (
 	ForgetResult        = experiencesvc.ForgetResult
 	HeuristicEditInput  = experiencesvc.HeuristicEditInput
 	DeleteOutcomeResult = learningsvc.DeleteOutcomeResult
+	ReembedOptions      = experiencesvc.ReembedOptions
+	RebuildOptions      = learningsvc.RebuildOptions
 )
 
 // Types of digestsvc: what was learned lately, and the projects.
