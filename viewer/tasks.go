@@ -39,7 +39,7 @@ func (v *Viewer) noTask(http.ResponseWriter, *http.Request) error {
 }
 
 // maxTaskScan bounds the tasks a filtered task list reads.
-const maxTaskScan = 2000
+const maxTaskScan = 1000
 
 // taskRow is a task in the list with its latest outcome.
 type taskRow struct {
