@@ -74,14 +74,14 @@ func trendChart(buckets []kaizen.RateInterval) chart {
 			continue
 		}
 		h := float64(b.Total) / float64(maxCount) * c.plotH()
-		c.Bars = append(c.Bars, bar{X: x(i) - slot*0.35, Y: c.Bottom - h, W: slot * 0.7, H: h, Class: "count",
+		c.Bars = append(c.Bars, bar{X: x(i) - slot*0.35, Y: c.Bottom - h, W: slot * 0.7, H: h, Class: "volume",
 			Title: fmt.Sprintf("%s: %d outcome(s)", span, b.Total)})
 		seg = append(seg, i)
 		c.Dots = append(c.Dots, dot{X: x(i), Y: yRate(b.Rate), Class: "rate",
 			Title: fmt.Sprintf("%s: %d/%d succeeded (%s, 95%% interval %s–%s)", span, b.Succeeded, b.Total, pct0(b.Rate), pct0(b.Low), pct0(b.High))})
 	}
 	flush()
-	c.Legend = []legendEntry{{"rate", "success rate (left axis)"}, {"interval", "95% Wilson interval"}, {"count", "outcomes (right axis)"}}
+	c.Legend = []legendEntry{{"rate", "success rate (left axis)"}, {"interval", "95% Wilson interval"}, {"volume", "outcomes (right axis)"}}
 	return c
 }
 

@@ -105,6 +105,7 @@ type dataTable struct {
 
 func init() {
 	funcs["taskpath"] = taskPath
+	funcs["sessionpath"] = sessionPath
 	registerOverviewSection(overviewSection{Order: 5, ID: "trend", Read: trendSection})
 	registerOverviewSection(overviewSection{Order: 10, ID: "new-proven", Read: provenSection})
 	registerOverviewSection(overviewSection{Order: 20, ID: "new-anti-patterns", Read: antiPatternSection})
@@ -341,12 +342,7 @@ func visitCookie(project string) string {
 func (v *Viewer) visit(w http.ResponseWriter, r *http.Request, project string, now time.Time) time.Time {
 	var prev, latest int64
 	if c, err := r.Cookie(visitCookie(project)); err == nil {
-		a, b, _ := strings.Cut(c.Value, ".")
-		prev, _ = strconv.ParseInt(a, 10, 64)
-		latest, _ = strconv.ParseInt(b, 10, 64)
-		if prev < 0 || latest < 0 || prev > latest {
-			prev, latest = 0, 0
-		}
+		prev, latest = parseVisit(c.Value)
 	}
 	if target(r) == "" {
 		if latest > 0 && now.Unix()-latest > int64(visitGap/time.Second) {
@@ -359,6 +355,22 @@ func (v *Viewer) visit(w http.ResponseWriter, r *http.Request, project string, n
 		return time.Time{}
 	}
 	return time.Unix(prev, 0).UTC()
+}
+
+// parseVisit reads a visit cookie's value, "previous.latest" in Unix
+// seconds; anything else (a tampered or old cookie) reads as no visit:
+// both zero. It guarantees 0 <= previous <= latest.
+func parseVisit(v string) (prev, latest int64) {
+	a, b, ok := strings.Cut(v, ".")
+	if !ok {
+		return 0, 0
+	}
+	p, err1 := strconv.ParseInt(a, 10, 64)
+	l, err2 := strconv.ParseInt(b, 10, 64)
+	if err1 != nil || err2 != nil || p < 0 || l < 0 || p > l {
+		return 0, 0
+	}
+	return p, l
 }
 
 // ---- the learned sections ----

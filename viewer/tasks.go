@@ -3,8 +3,10 @@ package viewer
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/experience"
@@ -181,7 +183,13 @@ type patternLesson struct {
 	// pattern's recent observations.
 	Observation *learning.MaturityFeedback
 	// Anti is the pattern's anti-pattern, when it was inverted.
-	Anti *kaizen.PatternInfo
+	Anti *antiRef
+}
+
+// antiRef is an anti-pattern linked to its panel.
+type antiRef struct {
+	ID, Content, Reason, Link string
+	CreatedAt                 time.Time
 }
 
 // heuristicLesson is a lesson of the task's experience and the heuristic
@@ -279,7 +287,7 @@ func (v *Viewer) taskDetail(ctx context.Context, d *taskData) error {
 			if err != nil {
 				return err
 			}
-			l := patternLesson{ID: p.ID, Content: p.Content, Link: link("/patterns/"+pid, "project", project),
+			l := patternLesson{ID: p.ID, Content: p.Content, Link: link("/patterns/"+url.PathEscape(pid), "project", project),
 				State: p.Maturity.State, Success: p.SuccessCount, Failure: p.FailureCount}
 			for i := range p.RecentObservations {
 				if p.RecentObservations[i].TaskID == id {
@@ -290,7 +298,8 @@ func (v *Viewer) taskDetail(ctx context.Context, d *taskData) error {
 			if p.AntiPatternID != "" {
 				a, err := v.e.GetPattern(ctx, project, p.AntiPatternID)
 				if err == nil {
-					l.Anti = &a.PatternInfo
+					l.Anti = &antiRef{ID: a.ID, Content: a.Content, Reason: a.Reason, CreatedAt: a.CreatedAt,
+						Link: link("/patterns/"+url.PathEscape(a.ID), "project", project)}
 				} else if kaizen.KindOf(err) != kaizen.KindNotFound {
 					return err
 				}
