@@ -2,7 +2,6 @@ package viewer
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kaizenhq/kaizen"
@@ -30,19 +29,7 @@ func trendChart(buckets []kaizen.RateInterval) chart {
 		c.Empty = "No outcomes in this period."
 		return c
 	}
-	slot := c.plotW() / float64(len(buckets))
-	x := func(i int) float64 { return c.Left + slot*(float64(i)+0.5) }
-	yRate := func(r float64) float64 { return c.Bottom - r*c.plotH() }
-	for _, r := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		c.YTicks = append(c.YTicks, tick{X: c.Left, Y: yRate(r), Label: strconv.Itoa(int(r*100)) + "%"})
-	}
-	for _, k := range niceTicks(float64(maxCount)) {
-		c.Y2Ticks = append(c.Y2Ticks, tick{X: c.Right, Y: c.Bottom - k/float64(maxCount)*c.plotH(), Label: strconv.Itoa(int(k))})
-	}
-	step := max(1, len(buckets)/6)
-	for i := 0; i < len(buckets); i += step {
-		c.XTicks = append(c.XTicks, tick{X: x(i), Y: c.Bottom, Label: buckets[i].To.Format("Jan 2")})
-	}
+	slot, x, yRate := c.rateAxes(len(buckets), maxCount, func(i int) string { return buckets[i].To.Format("Jan 2") })
 	var seg []int
 	flush := func() {
 		if len(seg) > 0 {
