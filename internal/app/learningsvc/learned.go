@@ -137,6 +137,18 @@ func (s *Service) Learned(ctx context.Context, project string, since time.Time) 
 				continue
 			}
 			m := rec.Maturity
+			manualAt := m.PromotedAt
+			if m.Manual == learning.Deprecated {
+				manualAt = m.DeprecatedAt
+			}
+			manualNew := m.Manual != "" && manualAt != nil && manualAt.After(since)
+			// Only helpful or harmful evidence moves the decayed sums, and
+			// decay alone never makes a pattern proven or deprecated: a
+			// pattern whose newest such evidence precedes the period, and
+			// that no manual action changed in it, changed nothing.
+			if !manualNew && !m.Helpful.Ref.After(since) && !m.Harmful.Ref.After(since) {
+				continue
+			}
 			nowEval, err := s.evaluate(ctx, tx, m, now)
 			if err != nil {
 				return err
@@ -157,11 +169,6 @@ func (s *Service) Learned(ctx context.Context, project string, since time.Time) 
 					before = append(before, f)
 				}
 			}
-			manualAt := m.PromotedAt
-			if m.Manual == learning.Deprecated {
-				manualAt = m.DeprecatedAt
-			}
-			manualNew := m.Manual != "" && manualAt != nil && manualAt.After(since)
 			if len(inPeriod) == 0 && !manualNew {
 				continue // decay alone never makes a pattern proven or deprecated
 			}
