@@ -7,6 +7,7 @@ import (
 
 	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/internal/app/backupsvc"
+	"github.com/kaizenhq/kaizen/internal/app/digestsvc"
 	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
@@ -34,6 +35,7 @@ type Engine struct {
 	explore    *exploresvc.Service
 	backup     *backupsvc.Service
 	jobs       *jobsvc.Service
+	digest     *digestsvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -76,6 +78,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	})
 	e.explore = exploresvc.New(env)
 	e.backup = backupsvc.New(env, e.learning, e.experience, Version)
+	e.digest = digestsvc.New(env, e.learning, e.experience)
 	if err := e.learning.CheckHalfLives(ctx); err != nil {
 		e.Close()
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"github.com/kaizenhq/kaizen/explore"
 	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/internal/app/backupsvc"
+	"github.com/kaizenhq/kaizen/internal/app/digestsvc"
 	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
@@ -178,3 +179,27 @@ func ExtractPatterns(description string) ([]learning.Extracted, error) {
 func ExploreReplay(settings ExploreSettings, events []explore.Event) (*explore.Timeline, error) {
 	return exploresvc.ExploreReplay(settings, events)
 }
+
+// Types of the data a user owns (forget and edit; see engine_data.go).
+type (
+	ForgetInput         = app.ForgetInput
+	ForgetResult        = experiencesvc.ForgetResult
+	HeuristicEditInput  = experiencesvc.HeuristicEditInput
+	DeleteOutcomeResult = learningsvc.DeleteOutcomeResult
+	ReembedOptions      = experiencesvc.ReembedOptions
+	RebuildOptions      = learningsvc.RebuildOptions
+)
+
+// Types of digestsvc: what was learned lately, and the projects.
+type (
+	LearnedQuery       = digestsvc.LearnedQuery
+	Learned            = digestsvc.Learned
+	PatternChange      = learningsvc.PatternChange
+	AntiPatternChange  = learningsvc.AntiPatternChange
+	LearnedObservation = learningsvc.Observation
+	RateInterval       = learningsvc.RateInterval
+	HeuristicLearned   = experiencesvc.HeuristicLearned
+	SkillLearned       = experiencesvc.SkillLearned
+	ProjectQuery       = digestsvc.ProjectQuery
+	ProjectSummary     = digestsvc.ProjectSummary
+)

@@ -61,6 +61,7 @@ type Tx interface {
 	ExploreStorage
 	ExperienceStorage
 	JobStorage
+	ForgetStorage
 	MetaStorage
 }
 

@@ -28,6 +28,7 @@ type chart struct {
 	Dots                     []dot
 	Bars                     []bar
 	Markers                  []marker
+	Areas                    []area // interval bands, drawn under the lines
 	Legend                   []legendEntry
 	Empty                    string // shown instead of the plot when there is no data
 }
@@ -107,20 +108,7 @@ func successChart(days []dayBucket) chart {
 		c.Empty = "No outcomes in this period."
 		return c
 	}
-	n := float64(len(days))
-	slot := c.plotW() / n
-	x := func(i int) float64 { return c.Left + slot*(float64(i)+0.5) }
-	yRate := func(r float64) float64 { return c.Bottom - r*c.plotH() }
-	for _, r := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		c.YTicks = append(c.YTicks, tick{X: c.Left, Y: yRate(r), Label: strconv.Itoa(int(r*100)) + "%"})
-	}
-	for _, k := range niceTicks(float64(maxCount)) {
-		c.Y2Ticks = append(c.Y2Ticks, tick{X: c.Right, Y: c.Bottom - k/float64(maxCount)*c.plotH(), Label: strconv.Itoa(int(k))})
-	}
-	step := max(1, len(days)/6)
-	for i := 0; i < len(days); i += step {
-		c.XTicks = append(c.XTicks, tick{X: x(i), Y: c.Bottom, Label: days[i].Day.Format("Jan 2")})
-	}
+	slot, x, yRate := c.rateAxes(len(days), maxCount, func(i int) string { return days[i].Day.Format("Jan 2") })
 	var seg []string
 	flush := func() {
 		if len(seg) > 1 {
@@ -147,6 +135,27 @@ func successChart(days []dayBucket) chart {
 	flush()
 	c.Legend = []legendEntry{{"rate", "success rate (left axis)"}, {"count", "outcomes per day (right axis)"}}
 	return c
+}
+
+// rateAxes sets up a chart of n slots with a rate on the left axis (0–100
+// %) and counts up to maxCount on the right one, labelling about six
+// slots with label(i). It returns the slot width, the x of a slot's middle
+// and the y of a rate.
+func (c *chart) rateAxes(n, maxCount int, label func(i int) string) (float64, func(int) float64, func(float64) float64) {
+	slot := c.plotW() / float64(n)
+	x := func(i int) float64 { return c.Left + slot*(float64(i)+0.5) }
+	yRate := func(r float64) float64 { return c.Bottom - r*c.plotH() }
+	for _, r := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		c.YTicks = append(c.YTicks, tick{X: c.Left, Y: yRate(r), Label: strconv.Itoa(int(r*100)) + "%"})
+	}
+	for _, k := range niceTicks(float64(maxCount)) {
+		c.Y2Ticks = append(c.Y2Ticks, tick{X: c.Right, Y: c.Bottom - k/float64(maxCount)*c.plotH(), Label: strconv.Itoa(int(k))})
+	}
+	step := max(1, n/6)
+	for i := 0; i < n; i += step {
+		c.XTicks = append(c.XTicks, tick{X: x(i), Y: c.Bottom, Label: label(i)})
+	}
+	return slot, x, yRate
 }
 
 // niceTicks returns up to five round tick values from 0 to at least top.

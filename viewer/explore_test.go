@@ -100,7 +100,7 @@ func TestExplorePages(t *testing.T) {
 	r = b.must(b.get("/explore?q=hard_limit&status=active"), http.StatusOK)
 	contains(t, "search and filter", r.body, "No exploration sessions match.")
 	r = b.must(b.get("/explore?project=other"), http.StatusOK)
-	contains(t, "other project", r.body, "secret-session", `<option value="other" selected>other</option>`)
+	contains(t, "other project", r.body, "secret-session", `<option value="other" selected>other · `)
 
 	// The session page.
 	r = b.must(b.get("/explore/sess-done"), http.StatusOK)

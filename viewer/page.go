@@ -22,7 +22,7 @@ type base struct {
 	Title    string
 	Nav      string // the active navigation entry
 	Project  string
-	Projects []string
+	Projects []projectOption
 	Path     string // the page's path, target of the project switcher
 	// Version is the project's change signature (signature) read before
 	// the page's data; the live-update script compares it with the
@@ -54,17 +54,7 @@ func (v *Viewer) base(r *http.Request, title, nav string) base {
 		return b // a fragment: no header, no stream
 	}
 	ctx := r.Context()
-	projects, err := v.e.Projects(ctx)
-	if err != nil {
-		v.log.Warn("viewer: listing projects failed", "err", err)
-	}
-	for _, p := range []string{b.Project, v.defaultProject()} {
-		if !slices.Contains(projects, p) {
-			projects = append(projects, p)
-		}
-	}
-	slices.Sort(projects)
-	b.Projects = projects
+	b.Projects = v.switcher(ctx, b.Project)
 	if nav != "" {
 		// The version read before the page's data (versioned), else now.
 		sig, ok := ctx.Value(versionKey{}).(string)

@@ -15,125 +15,14 @@ import (
 // targets (the list or the detail panel), so that search, paging and live
 // updates swap just that part.
 
-// ---- overview ----
-
-type stateCount struct {
-	State learning.MaturityState
-	Count int
-}
-
-type overviewData struct {
-	base
-	Outcomes     int64
-	Patterns     int
-	States       []stateCount
-	AntiPatterns int64
-	Criteria     int
-	OpenErrors   int64
-	Recent       []learning.Outcome
-	Days         int
-	Buckets      []dayBucket
-	Chart        chart
-	// Window totals of the chart.
-	WindowTotal, WindowSucceeded int
-	// Capped: the window holds more outcomes than the chart reads.
-	Capped bool
-}
-
-// ChartLimit is the most outcomes the chart reads.
-func (overviewData) ChartLimit() int { return maxChartOutcomes }
-
-// WindowRate is the success rate over the chart's window.
-func (d overviewData) WindowRate() float64 {
-	return dayBucket{Total: d.WindowTotal, Succeeded: d.WindowSucceeded}.Rate()
-}
-
-// maxChartOutcomes bounds the outcomes read for the success chart.
-const maxChartOutcomes = 50_000
-
-func (v *Viewer) overview(w http.ResponseWriter, r *http.Request) error {
-	q, err := queryOf(r)
-	if err != nil {
-		return err
-	}
-	days, err := q.intIn("days", 30, 7, 365)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := withTimeout(r.Context())
-	defer cancel()
-	d := overviewData{base: v.base(r, "Overview", "overview"), Days: days}
-	project := d.Project
-
-	recent, err := v.e.ListOutcomes(ctx, kaizen.OutcomeQuery{Project: project, Limit: 10})
-	if err != nil {
-		return err
-	}
-	d.Outcomes, d.Recent = recent.Total, recent.Items
-	counts := map[learning.MaturityState]int{}
-	for offset := 0; ; offset += 1000 {
-		page, err := v.e.ListPatterns(ctx, kaizen.PatternQuery{Project: project, Kind: learning.KindPattern, Limit: 1000, Offset: offset})
-		if err != nil {
-			return err
-		}
-		for _, p := range page.Items {
-			counts[p.Maturity.State]++
-		}
-		d.Patterns += len(page.Items)
-		if len(page.Items) < 1000 {
-			break
-		}
-	}
-	for _, s := range []learning.MaturityState{learning.Proven, learning.Established, learning.Candidate, learning.Deprecated} {
-		d.States = append(d.States, stateCount{s, counts[s]})
-	}
-	anti, err := v.e.ListPatterns(ctx, kaizen.PatternQuery{Project: project, Kind: learning.KindAntiPattern, Limit: 1})
-	if err != nil {
-		return err
-	}
-	d.AntiPatterns = anti.Total
-	criteria, err := v.e.ListCriteria(ctx, project)
-	if err != nil {
-		return err
-	}
-	d.Criteria = int(criteria.Total)
-	open, err := v.e.ListErrors(ctx, kaizen.ErrorQuery{Project: project, UnresolvedOnly: true, Limit: 1})
-	if err != nil {
-		return err
-	}
-	d.OpenErrors = open.Total
-	if d.Buckets, d.Capped, err = v.successByDay(ctx, project, days); err != nil {
-		return err
-	}
-	for _, b := range d.Buckets {
-		d.WindowTotal += b.Total
-		d.WindowSucceeded += b.Succeeded
-	}
-	d.Chart = successChart(d.Buckets)
-	if target(r) == "overview-live" {
-		v.render(w, r, http.StatusOK, "overview", d, "live")
-		return nil
-	}
-	v.render(w, r, http.StatusOK, "overview", d, "layout")
-	return nil
-}
-
-// successByDay counts the outcomes of the last days days (engine's series).
-func (v *Viewer) successByDay(ctx context.Context, project string, days int) ([]dayBucket, bool, error) {
-	series, capped, err := v.e.OutcomeSeries(ctx, project, days)
-	buckets := make([]dayBucket, len(series))
-	for i, d := range series {
-		buckets[i] = dayBucket{Day: d.Day, Total: d.Total, Succeeded: d.Succeeded}
-	}
-	return buckets, capped, err
-}
+// The overview is in overview.go.
 
 // ---- outcomes ----
 
 type outcomesData struct {
 	base
 	Task  string
-	Items []learning.Outcome
+	Items outcomeTable
 	listView
 }
 
@@ -149,7 +38,9 @@ func (v *Viewer) outcomes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Items = list.Items
+	if d.Items, err = v.outcomeTable(ctx, d.Project, list.Items, true); err != nil {
+		return err
+	}
 	d.listView = paging("/outcomes", []any{"project", d.Project, "task", task}, offset, limit, list.Total, len(list.Items))
 	return v.renderList(w, r, "outcomes", d)
 }

@@ -46,8 +46,8 @@ func TestPagesRender(t *testing.T) {
 		want []string
 	}{
 		{"/", []string{"Overview", "<span class=\"n\">13</span> outcomes", "anti-patterns", "open errors",
-			"Success rate, last 30 days", "<svg", "bd-ft-6", "Recent outcomes", `<option value="other">other</option>`,
-			`<option value="proj" selected>proj</option>`}},
+			"Success rate, last 30 days", "<svg", "bd-ft-6", "Recent outcomes", `<option value="other">other · `,
+			`<option value="proj" selected>proj · `}},
 		{"/?days=7", []string{"Success rate, last 7 days"}},
 		{"/outcomes", []string{"bd-ok-0", "bd-ft-6", "1–13 of 13"}},
 		{"/patterns", []string{"Split by feature", "Split by file type", "inverted", "Decayed helpful", "Multiplier",
@@ -60,7 +60,7 @@ func TestPagesRender(t *testing.T) {
 		{"/criteria?criterion=no_bugs&days=365", []string{"Decay of <em>no_bugs</em>", "+365"}},
 		{"/errors", []string{"Errors by task", "bd-err-0", "bd-err-1", "type mismatch in api.go", "merge conflict in go.mod",
 			"Resolve"}},
-		{"/?project=other", []string{`<option value="other" selected>other</option>`, "bd-secret"}},
+		{"/?project=other", []string{`<option value="other" selected>other · `, "bd-secret"}},
 		{"/patterns?project=other", []string{"Other project secret pattern"}},
 	} {
 		r := b.get(tc.path)

@@ -131,6 +131,7 @@ func (v *Viewer) Routes() []server.Route {
 	routes := []server.Route{
 		page("GET /{$}", v.overview),
 		page("GET /outcomes", v.outcomes),
+		page("GET /projects", v.projectList),
 		page("GET /patterns", v.patterns),
 		page("GET /patterns/{id}", v.pattern),
 		page("POST /patterns/{id}/promote", v.promote),
@@ -149,7 +150,8 @@ func (v *Viewer) Routes() []server.Route {
 		{Pattern: "POST /login", Handler: v.handle(v.login), Public: true, MaxBodyBytes: maxFormBytes},
 		{Pattern: "GET /static/{file}", Handler: v.handle(v.serveStatic), Public: true},
 	}
-	return append(routes, v.experienceRoutes(page)...)
+	routes = append(routes, v.experienceRoutes(page)...)
+	return append(routes, v.dataRoutes(page)...)
 }
 
 // maxFormBytes bounds the bodies of the viewer's forms.

@@ -127,7 +127,7 @@ func TestXSSPayloadsEscaped(t *testing.T) {
 	}
 	// The evil project name is escaped in the switcher and the stream URL.
 	body := b.must(b.get("/"), http.StatusOK).body
-	contains(t, "switcher", body, `<option value="&#34;&gt;&lt;img src=x onerror=alert(2)&gt;">&#34;&gt;&lt;img src=x onerror=alert(2)&gt;</option>`)
+	contains(t, "switcher", body, `<option value="&#34;&gt;&lt;img src=x onerror=alert(2)&gt;">&#34;&gt;&lt;img src=x onerror=alert(2)&gt; · `)
 	body = b.must(b.get("/?project="+url.QueryEscape(evilProject)), http.StatusOK).body
 	contains(t, "events url", body, `data-events="/events?project=%22%3E%3Cimg&#43;src%3Dx&#43;onerror%3Dalert%282%29%3E"`)
 	// A login redirect never leaves the site.

@@ -135,8 +135,8 @@ docs/BENCHMARKS.md lists published runs.`,
 			if a.db != "" {
 				rep.Database = "(--db)"
 			}
-			progress := func(format string, args ...any) {
-				if !a.json {
+			progress := func(format string, args ...any) { // on a terminal only
+				if a.interactive() {
 					fmt.Fprintf(a.stderr, format+"\n", args...)
 				}
 			}
@@ -198,14 +198,10 @@ docs/BENCHMARKS.md lists published runs.`,
 				defer e.Close()
 				progress("guidance: populating %d patterns and %d feedback events…", patterns, events)
 				t0 := time.Now()
-				last := time.Now()
+				bar := a.newProgress("populating", patterns+events)
 				err = bench.Populate(ctx, e.Store(), cfg.Learning, bench.PopulateSpec{Project: "bench-guidance",
-					Patterns: patterns, Events: events, Now: now, Seed: 1}, func(done, total int) {
-					if time.Since(last) > 5*time.Second {
-						progress("  %d/%d records", done, total)
-						last = time.Now()
-					}
-				})
+					Patterns: patterns, Events: events, Now: now, Seed: 1}, bar.set)
+				bar.done()
 				if err != nil {
 					return err
 				}

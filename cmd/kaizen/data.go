@@ -213,7 +213,9 @@ incrementally maintained aggregates; use it to repair them.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Rebuild(cmd.Context(), "")
+			bar := a.newProgress("rebuilding", -1)
+			res, err := e.RebuildWith(cmd.Context(), kaizen.RebuildOptions{Progress: bar.set})
+			bar.done()
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,8 @@ func heuristicCommand(a *app) *cobra.Command {
 		heuristicActionCommand(a, "supersede", "Mark a heuristic superseded by another one: it becomes stale",
 			"  kaizen heuristic supersede heur-01jf… --by heur-01jg…"),
 		heuristicActionCommand(a, "restore", "Restore a stale or archived heuristic (candidate, or active when it qualifies)",
-			"  kaizen heuristic restore heur-01jf…"))
+			"  kaizen heuristic restore heur-01jf…"),
+		heuristicEditCommand(a))
 }
 
 func joinHeuristicStatuses() string {

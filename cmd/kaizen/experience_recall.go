@@ -159,7 +159,9 @@ interrupted run continues where it stopped.`,
 			if err != nil {
 				return err
 			}
-			res, err := e.Reembed(cmd.Context(), a.project)
+			bar := a.newProgress("re-embedding", -1)
+			res, err := e.ReembedWith(cmd.Context(), kaizen.ReembedOptions{Project: a.project, Progress: bar.set})
+			bar.done()
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
+	"sync"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -41,4 +44,33 @@ func (p *progress) done() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// interactive reports whether progress is shown: standard error is a
+// terminal and the output is not --json.
+func (a *app) interactive() bool {
+	f, ok := a.stderr.(*os.File)
+	return !a.json && ok && term.IsTerminal(int(f.Fd()))
+}
+
+// lines returns a writer that moves the bar one step per line written
+// (for reporters that print a line per finished unit, such as kaizen
+// sim's runs), of total lines.
+func (p *progress) lines(total int) io.Writer {
+	return &lineCounter{p: p, total: total}
+}
+
+type lineCounter struct {
+	mu    sync.Mutex // writers may run concurrently
+	p     *progress
+	n     int
+	total int
+}
+
+func (l *lineCounter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n += bytes.Count(b, []byte("\n"))
+	l.p.set(l.n, l.total)
+	return len(b), nil
 }

@@ -118,7 +118,10 @@ store with the default configuration. See docs/sim.md.`,
 			if !a.json {
 				fmt.Fprintf(a.stderr, "kaizen sim: world %s, %d tasks × %d seeds × %d policies…\n", w.Name, w.Tasks, seeds, len(specs))
 			}
+			bar := a.newProgress("runs", seeds*len(specs))
+			opts.Progress = bar.lines(seeds * len(specs))
 			rep, err := sim.Run(cmd.Context(), w, opts)
+			bar.done()
 			if err != nil {
 				return err
 			}

@@ -80,6 +80,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Explore", func(t *testing.T) { testExplore(t, setup) })
 	t.Run("Experience", func(t *testing.T) { testExperience(t, setup) })
 	t.Run("Jobs", func(t *testing.T) { testJobs(t, setup) })
+	t.Run("Forget", func(t *testing.T) { testForget(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

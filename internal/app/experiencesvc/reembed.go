@@ -44,11 +44,26 @@ func (s *Service) CheckEmbedder(ctx context.Context) error {
 	return err
 }
 
+// ReembedOptions configure a re-embedding.
+type ReembedOptions struct {
+	// Project to re-embed; empty: every project.
+	Project string `json:"project,omitempty"`
+	// Progress, when set, is called after each batch with the items
+	// embedded so far and the number that needed it when the run started.
+	Progress func(done, total int) `json:"-"`
+}
+
 // Reembed computes the vectors every recallable item lacks for the current
 // embedder (all of them after a change of embedder), in every project or
 // in one. It is resumable: an interrupted run continues where it stopped.
 func (s *Service) Reembed(ctx context.Context, project string) (*ReembedResult, error) {
+	return s.ReembedWith(ctx, ReembedOptions{Project: project})
+}
+
+// ReembedWith is Reembed with options (a progress callback).
+func (s *Service) ReembedWith(ctx context.Context, opts ReembedOptions) (*ReembedResult, error) {
 	const op = "reembed"
+	project := opts.Project
 	res := &ReembedResult{Embedder: s.embedder.ID(), Items: map[experience.ItemKind]int{}, Projects: []string{}}
 	if project != "" {
 		p, err := s.env.ResolveProject(op, project)
@@ -66,9 +81,35 @@ func (s *Service) Reembed(ctx context.Context, project string) (*ReembedResult, 
 			return nil, err
 		}
 	}
+	total, done := 0, 0
+	if opts.Progress != nil {
+		id, dim := s.embedder.ID(), s.embedder.Dimension()
+		err := s.env.View(ctx, op, func(tx store.Tx) error {
+			total = 0
+			for _, p := range res.Projects {
+				for _, kind := range experience.ItemKinds {
+					stale, err := tx.StaleEmbeddings(ctx, p, kind, id, dim, 0)
+					if err != nil {
+						return err
+					}
+					total += len(stale)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		opts.Progress(0, total)
+	}
 	for _, p := range res.Projects {
 		for _, kind := range experience.ItemKinds {
-			n, err := s.reembedKind(ctx, op, p, kind)
+			n, err := s.reembedKind(ctx, op, p, kind, func(n int) {
+				if opts.Progress != nil {
+					opts.Progress(done+n, max(total, done+n))
+				}
+			})
+			done += n
 			res.Items[kind] += n
 			if err != nil {
 				return nil, err
@@ -86,7 +127,7 @@ func (s *Service) Reembed(ctx context.Context, project string) (*ReembedResult, 
 	return res, nil
 }
 
-func (s *Service) reembedKind(ctx context.Context, op, project string, kind experience.ItemKind) (int, error) {
+func (s *Service) reembedKind(ctx context.Context, op, project string, kind experience.ItemKind, progress func(done int)) (int, error) {
 	id, dim := s.embedder.ID(), s.embedder.Dimension()
 	done := 0
 	for {
@@ -128,6 +169,7 @@ func (s *Service) reembedKind(ctx context.Context, op, project string, kind expe
 			return done, err
 		}
 		done += len(ids)
+		progress(done)
 		if len(ids) < reembedBatch {
 			return done, nil
 		}

@@ -78,14 +78,30 @@ type RebuildResult struct {
 // inversions, criterion sums) from the stored events. The result equals the
 // incremental aggregates; use it to repair or after changing half-lives.
 func (s *Service) Rebuild(ctx context.Context, project string) (*RebuildResult, error) {
+	return s.RebuildWith(ctx, RebuildOptions{Project: project})
+}
+
+// RebuildOptions configure a rebuild.
+type RebuildOptions struct {
+	Project string `json:"project,omitempty"`
+	// Progress, when set, is called as the rebuild goes with the records
+	// done and the total of its three passes (the pattern observations
+	// and the criterion feedback read, the patterns written); the total
+	// is known once the first two passes are read.
+	Progress func(done, total int) `json:"-"`
+}
+
+// RebuildWith is Rebuild with options (a progress callback).
+func (s *Service) RebuildWith(ctx context.Context, opts RebuildOptions) (*RebuildResult, error) {
 	const op = "rebuild"
+	project := opts.Project
 	project, err := s.env.ResolveProject(op, project)
 	if err != nil {
 		return nil, err
 	}
 	res := RebuildResult{Project: project}
 	err = s.env.Update(ctx, op, func(tx store.Tx) error {
-		if err := s.RebuildTx(ctx, tx, project, s.env.Now()); err != nil {
+		if err := s.rebuildTx(ctx, tx, project, s.env.Now(), opts.Progress); err != nil {
 			return err
 		}
 		n, err := tx.CountPatterns(ctx, project, store.PatternFilter{})
@@ -106,7 +122,23 @@ func (s *Service) Rebuild(ctx context.Context, project string) (*RebuildResult, 
 // RebuildTx recomputes a project's aggregates from its events inside tx
 // (after an import, or when the half-lives changed).
 func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, now time.Time) error {
-	s.contexts.forget(project) // outcomes may have been added out of order (an import)
+	return s.rebuildTx(ctx, tx, project, now, nil)
+}
+
+// progressEvery is how often a rebuild reports progress, in records.
+const progressEvery = 1000
+
+func (s *Service) rebuildTx(ctx context.Context, tx store.Tx, project string, now time.Time, progress func(done, total int)) error {
+	// Outcomes may have been added out of order (an import) or deleted:
+	// the task-context index is rebuilt on the next plan.
+	s.contexts.forget(project)
+	done := 0
+	tick := func(total int) {
+		done++
+		if progress != nil && (done%progressEvery == 0 || done == total) {
+			progress(done, max(total, 0)) // 0 while the total is unknown
+		}
+	}
 	patterns := map[string]*learning.Pattern{}
 	var order []string
 	var antis []learning.Pattern
@@ -136,6 +168,7 @@ func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, no
 		maturity[m.PatternID] = &m
 	}
 	err = tx.EachMaturityFeedback(ctx, project, func(f learning.MaturityFeedback) error {
+		tick(-1)
 		p := patterns[f.PatternID]
 		if p == nil {
 			return nil
@@ -154,6 +187,7 @@ func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, no
 	}
 	criteria := map[string]*learning.Criterion{}
 	err = tx.EachFeedback(ctx, project, func(f learning.FeedbackEvent) error {
+		tick(-1)
 		c := criteria[f.Criterion]
 		if c == nil {
 			c = &learning.Criterion{Project: project, Name: f.Criterion, CreatedAt: f.Timestamp}
@@ -170,7 +204,9 @@ func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, no
 			p.AntiPatternID = a.ID
 		}
 	}
+	total := done + len(order)
 	for _, id := range order {
+		tick(total)
 		p := patterns[id]
 		if p.AntiPatternID != "" || s.lc.ShouldInvert(*p) {
 			q, _, _, err := s.invert(ctx, tx, *p, now)
@@ -205,6 +241,9 @@ func (s *Service) RebuildTx(ctx context.Context, tx store.Tx, project string, no
 		if err := tx.PutCriterion(ctx, *c); err != nil {
 			return err
 		}
+	}
+	if progress != nil {
+		progress(total, total)
 	}
 	return nil
 }

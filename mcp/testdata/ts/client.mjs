@@ -285,6 +285,14 @@ async function experienceScenario() {
   const archived = await ok("heuristic_action", { heuristic_id: hid, action: "archive", reason: "moved to buf" });
   assert.equal(archived.data.heuristic.status, "archived");
   await fail("heuristic_feedback", { heuristic_id: hid, verdict: "fine" }, '"verdict"');
+  // The data the user owns: correct a heuristic, read the digest, forget it.
+  const edited = await ok("edit_heuristic", { heuristic_id: hid, why: "generated files are overwritten" });
+  assert.equal(edited.data.heuristic.why, "generated files are overwritten");
+  const learned = await ok("learned", { days: 7 });
+  assert.ok(learned.data.heuristics_created.length >= 1, learned.text);
+  const forgot = await ok("forget", { kind: "heuristic", id: hid });
+  assert.equal(forgot.data.forgotten.id, hid);
+  await fail("forget", { kind: "heuristic", id: hid }, "not_found");
 }
 
 async function afterRestart() {
