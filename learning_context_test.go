@@ -196,3 +196,42 @@ func TestCriteriaJudgedFromTheirEvidence(t *testing.T) {
 		t.Errorf("differing criterion weights not printed:\n%s", g.Markdown())
 	}
 }
+
+// TestDeletedOutcomeLeavesTheRecommendation: forgetting an outcome removes
+// it from the past tasks a recommendation is based on.
+func TestDeletedOutcomeLeavesTheRecommendation(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend, func(c *kaizen.Config) { c.Learning.Ranking = "bayes" })
+		var ids []string
+		for i, task := range []string{"rotate the signing keys of the billing service", "rename the settings page"} {
+			in := outcome(sprintf("d%d", i), true, "Split by feature")
+			in.Task = task
+			res, err := b.e.RecordOutcome(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, res.Outcome.ID)
+			b.clock.Advance(time.Hour)
+		}
+		similar := func() []string {
+			g, err := b.e.PlanGuidance(ctx, kaizen.PlanInput{Task: "rotate the signing keys of the auth service"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, s := range g.SimilarTasks {
+				out = append(out, s.OutcomeID)
+			}
+			return out
+		}
+		if got := similar(); !slices.Contains(got, ids[0]) {
+			t.Fatalf("similar tasks %v lack the key rotation %s", got, ids[0])
+		}
+		if _, err := b.e.DeleteOutcome(ctx, kaizen.ForgetInput{ID: ids[0]}); err != nil {
+			t.Fatal(err)
+		}
+		if got := similar(); slices.Contains(got, ids[0]) {
+			t.Errorf("similar tasks %v still hold the deleted outcome %s", got, ids[0])
+		}
+	})
+}
