@@ -102,6 +102,16 @@ func (b Beta) Quantile(p float64) float64 {
 	return (lo + hi) / 2
 }
 
+// UpperBound bounds the p-quantile from above for p in (0.5, 1) without
+// computing it (Cantelli's inequality: P(X ≥ μ + kσ) ≤ 1/(1+k²), so the
+// p-quantile is at most μ + σ·√(p/(1−p))). It lets a ranking skip the
+// exact quantile of the many patterns that are clearly out of the running.
+func (b Beta) UpperBound(p float64) float64 {
+	n := b.Alpha + b.Beta
+	sd := math.Sqrt(b.Alpha * b.Beta / (n * n * (n + 1)))
+	return min(1, b.Mean()+sd*math.Sqrt(p/(1-p)))
+}
+
 // Interval95 is the central 95 % credible interval.
 func (b Beta) Interval95() [2]float64 {
 	return [2]float64{round4(b.Quantile(0.025)), round4(b.Quantile(0.975))}

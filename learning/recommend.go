@@ -35,7 +35,7 @@ var Rankings = []string{RankingThompson, RankingBayes, RankingSeed}
 // policies; the seed policy ignores it).
 type ContextConfig struct {
 	// Neighbors is the number of most similar past tasks that inform a
-	// ranking (default 64).
+	// ranking (default 500).
 	Neighbors int `toml:"neighbors" json:"neighbors"`
 	// MinSimilarity is the least weight (see Sharpness) of a past task to
 	// count as similar (default 0.01).
@@ -49,6 +49,11 @@ type ContextConfig struct {
 	// so a strategy whose success rate drifts is re-ranked within tens of
 	// tasks, not after its history decays in days.
 	UseHalfLife float64 `toml:"use_half_life" json:"use_half_life"`
+	// ProjectHalfLife is the number of later outcomes in the project after
+	// which an outcome counts half (default 0: off). Unlike UseHalfLife it
+	// ages the evidence of patterns nobody uses any more, so a pattern
+	// judged bad long ago becomes uncertain again and is re-tried.
+	ProjectHalfLife float64 `toml:"project_half_life" json:"project_half_life"`
 	// Credit is how an outcome of several patterns is shared: "blame"
 	// (default) attributes it to each pattern by its likelihood under the
 	// current estimates, so a good strategy paired with a bad one is not
@@ -88,6 +93,8 @@ func (c ContextConfig) validate() error {
 		return &ConfigError{"context.prior_strength", c.PriorStrength, "must be positive"}
 	case c.UseHalfLife < 0 || math.IsNaN(c.UseHalfLife) || math.IsInf(c.UseHalfLife, 0):
 		return &ConfigError{"context.use_half_life", c.UseHalfLife, "must be >= 0 (0 disables)"}
+	case c.ProjectHalfLife < 0 || math.IsNaN(c.ProjectHalfLife) || math.IsInf(c.ProjectHalfLife, 0):
+		return &ConfigError{"context.project_half_life", c.ProjectHalfLife, "must be >= 0 (0 disables)"}
 	case c.Credit != "blame" && c.Credit != "equal":
 		return &ConfigError{"context.credit", c.Credit, `must be "blame" or "equal"`}
 	case c.History < 1:
@@ -152,7 +159,9 @@ type Recommendation struct {
 	Ranking     string        `json:"ranking"`
 	Recommended []Recommended `json:"recommended"`
 	// Explore is a strategy worth trying to learn more (nil when none is).
-	Explore      *Recommended  `json:"explore,omitempty"`
+	Explore *Recommended `json:"explore,omitempty"`
+	// Avoid lists the strategies likely to fail for this task (at most the
+	// request's limit, like Recommended).
 	Avoid        []Recommended `json:"avoid"`
 	SimilarTasks []SimilarTask `json:"similar_tasks"`
 }
@@ -202,35 +211,41 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		localOrder = append(localOrder, n.Index)
 	}
 	slices.Sort(localOrder)
-	estimate := func(credit func(e ContextEvent, i int) float64) {
+	// Per event, once: the candidates it used and its age weight.
+	pats := make([][]int, len(events))
+	decay := make([]float64, len(events))
+	for k, e := range events {
+		for _, pid := range e.Patterns {
+			if i, ok := index[pid]; ok {
+				pats[k] = append(pats[k], i)
+			}
+		}
+		decay[k] = 1
+		if age := now.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
+			decay[k] = math.Exp2(-age / c.HalfLifeDays)
+		}
+		if cc.ProjectHalfLife > 0 {
+			decay[k] *= math.Exp2(-float64(len(events)-1-k) / cc.ProjectHalfLife)
+		}
+	}
+	y := func(k int) float64 {
+		if events[k].Success {
+			return 1
+		}
+		return 0
+	}
+	seen := make([]float64, len(cands)) // recency weight of the next older use
+	estimate := func(credit func(k, i int) float64) {
 		clear(ev)
-		seen := make([]float64, len(cands)) // recency weight of the next older use
 		for i := range seen {
 			seen[i] = 1
 		}
-		decayOf := func(e ContextEvent) float64 {
-			age := now.Sub(e.At).Hours() / 24
-			if age > 0 && c.HalfLifeDays > 0 {
-				return math.Exp2(-age / c.HalfLifeDays)
-			}
-			return 1
-		}
-		y := func(e ContextEvent) float64 {
-			if e.Success {
-				return 1
-			}
-			return 0
-		}
 		for k := len(events) - 1; k >= 0; k-- {
-			e := events[k]
-			decay := decayOf(e)
-			for _, pid := range e.Patterns {
-				if i, ok := index[pid]; ok {
-					w := seen[i] * decay * credit(e, i)
-					seen[i] *= gamma
-					ev[i].n += w
-					ev[i].s += w * y(e)
-				}
+			for _, i := range pats[k] {
+				w := seen[i] * decay[k] * credit(k, i)
+				seen[i] *= gamma
+				ev[i].n += w
+				ev[i].s += w * y(k)
 			}
 		}
 		for i := range seen {
@@ -238,19 +253,15 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		}
 		for j := len(localOrder) - 1; j >= 0; j-- {
 			k := localOrder[j]
-			e := events[k]
-			decay := decayOf(e)
-			for _, pid := range e.Patterns {
-				if i, ok := index[pid]; ok {
-					w := local[k] * seen[i] * decay * credit(e, i)
-					seen[i] *= gamma
-					ev[i].ln += w
-					ev[i].ls += w * y(e)
-				}
+			for _, i := range pats[k] {
+				w := local[k] * seen[i] * decay[k] * credit(k, i)
+				seen[i] *= gamma
+				ev[i].ln += w
+				ev[i].ls += w * y(k)
 			}
 		}
 	}
-	estimate(func(ContextEvent, int) float64 { return 1 })
+	estimate(func(int, int) float64 { return 1 })
 	if cc.Credit == "blame" {
 		rate := make([]float64, len(cands))
 		for i := range cands {
@@ -260,30 +271,27 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 				rate[i] = (cc.PriorStrength*m + ev[i].ls) / (cc.PriorStrength + ev[i].ln)
 			}
 		}
-		estimate(func(e ContextEvent, i int) float64 {
-			if len(e.Patterns) < 2 {
+		estimate(func(k, i int) float64 {
+			if len(pats[k]) < 2 {
 				return 1
 			}
 			// The outcome came from one of its patterns; each is
 			// responsible by its likelihood of that result. Scaled so an
 			// outcome carries as much evidence in all as with equal credit.
 			lik := func(j int) float64 {
-				if e.Success {
+				if events[k].Success {
 					return rate[j]
 				}
 				return 1 - rate[j]
 			}
-			sum, n := 0.0, 0
-			for _, pid := range e.Patterns {
-				if j, ok := index[pid]; ok {
-					sum += lik(j)
-					n++
-				}
+			sum := 0.0
+			for _, j := range pats[k] {
+				sum += lik(j)
 			}
 			if sum <= 0 {
 				return 1
 			}
-			return float64(n) * lik(i) / sum
+			return float64(len(pats[k])) * lik(i) / sum
 		})
 	}
 	var rng *Rand
@@ -291,9 +299,9 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		rng = NewRand(seed)
 	}
 	type scored struct {
-		i     int
-		post  Beta
-		score float64
+		i           int
+		post        Beta
+		mean, score float64
 	}
 	all := make([]scored, len(cands))
 	for i := range cands {
@@ -307,28 +315,49 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		if rng != nil {
 			sc = post.Sample(rng)
 		}
-		all[i] = scored{i: i, post: post, score: sc}
+		all[i] = scored{i: i, post: post, mean: post.Mean(), score: sc}
 	}
-	slices.SortStableFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.post.Mean(), a.post.Mean()),
-			strings.Compare(cands[a.i].Content, cands[b.i].Content))
-	})
+	order := func(a, b scored) int { // a total order: the ids are unique
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.mean, a.mean),
+			strings.Compare(cands[a.i].Content, cands[b.i].Content), strings.Compare(cands[a.i].ID, cands[b.i].ID))
+	}
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 10
 	}
+	// Only the head of the order is usually read: sort it, and the rest
+	// only if the loop below gets there.
+	sorted := min(len(all), 4*limit+2)
+	sortTop(all, sorted, order)
 	item := func(s scored, reason string) Recommended {
 		cd := cands[s.i]
 		return Recommended{ID: cd.ID, Content: cd.Content, Tags: cd.Tags, Rate: round4(s.post.Mean()),
 			Interval: s.post.Interval95(), Score: round4(s.score), Similar: round4(ev[s.i].ln), Overall: round4(ev[s.i].n),
 			Reason: reason}
 	}
-	best := all[0].post.Mean()
+	best := 0.0 // the best posterior mean (all is ordered by draw under thompson)
 	for _, s := range all {
+		best = max(best, s.post.Mean())
+	}
+	// below says whether a pattern's upper quantile is under x, computing
+	// the exact quantile only when the cheap bound cannot tell.
+	below := func(b Beta, x float64) bool {
+		return b.UpperBound(cc.Explore) < x || b.CDF(x) > cc.Explore // quantile < x ⇔ CDF(x) > p
+	}
+	for k := range all {
+		if len(rec.Recommended) >= limit && len(rec.Avoid) >= limit {
+			break
+		}
+		if k == sorted {
+			slices.SortFunc(all[k:], order)
+		}
+		s := all[k]
 		mean, local := s.post.Mean(), ev[s.i].ln
 		switch {
-		case mean < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && s.post.Quantile(cc.Explore) < best:
-			rec.Avoid = append(rec.Avoid, item(s, avoidReason(s.post, local, len(neighbors) > 0)))
+		case mean < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && below(s.post, best):
+			if len(rec.Avoid) < limit {
+				rec.Avoid = append(rec.Avoid, item(s, avoidReason(s.post, local, len(neighbors) > 0)))
+			}
 		case len(rec.Recommended) < limit:
 			rec.Recommended = append(rec.Recommended, item(s, rankReason(cands[s.i], s.post, local, len(neighbors) > 0)))
 		}
@@ -337,21 +366,41 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	// top two: one whose upper bound exceeds the best mean.
 	if c.Ranking == RankingBayes {
 		top := min(2, len(all))
-		var pick *scored
+		// The exact quantile is computed in the order of the cheap bound,
+		// until the bound cannot beat the best quantile found.
+		type bounded struct {
+			k  int
+			ub float64
+		}
+		order := make([]bounded, 0, len(all)-top)
 		for k := top; k < len(all); k++ {
-			s := all[k]
-			if up := s.post.Quantile(cc.Explore); up > best && (pick == nil || up > pick.post.Quantile(cc.Explore)) {
-				pick = &all[k]
+			if ub := all[k].post.UpperBound(cc.Explore); ub > best {
+				order = append(order, bounded{k, ub})
+			}
+		}
+		slices.SortStableFunc(order, func(a, b bounded) int { return cmp.Compare(b.ub, a.ub) })
+		var pick *scored
+		bar := best // the upper quantile to beat
+		for _, o := range order {
+			if o.ub <= bar {
+				break
+			}
+			if post := all[o.k].post; post.CDF(bar) < cc.Explore { // its quantile is above bar
+				pick, bar = &all[o.k], post.Quantile(cc.Explore)
 			}
 		}
 		if pick != nil {
 			r := item(*pick, fmt.Sprintf("worth trying to learn more: its rate could be up to %.0f%% (%.0f%% quantile)",
-				100*pick.post.Quantile(cc.Explore), 100*cc.Explore))
+				100*bar, 100*cc.Explore))
 			rec.Explore = &r
 		}
 	} else if rng != nil && len(all) > 0 && all[0].post.Mean() < best-1e-12 {
 		// Thompson drew a less proven pattern first: that is exploration.
-		r := item(all[0], "drawn first from its uncertain rate: trying it teaches the most")
+		reason := "drawn first from its uncertain rate: trying it teaches the most"
+		if cands[all[0].i].Inverted {
+			reason = "an anti-pattern project-wide whose evidence has aged and is uncertain again: re-testing it tells whether it still fails"
+		}
+		r := item(all[0], reason)
 		rec.Explore = &r
 	}
 	for _, n := range neighbors {
@@ -447,6 +496,9 @@ func (g *Guidance) Contextualize(rec Recommendation) {
 		if r.Similar > 0 {
 			lifted[r.ID] = true
 		}
+	}
+	if rec.Explore != nil {
+		lifted[rec.Explore.ID] = true // suggested for a re-test
 	}
 	g.AntiPatterns = slices.DeleteFunc(g.AntiPatterns, func(a AntiPatternView) bool { return lifted[a.SourceID] && !a.Mentioned })
 	g.Excluded = slices.DeleteFunc(g.Excluded, func(p RankedPattern) bool { return lifted[p.ID] && !p.Mentioned })

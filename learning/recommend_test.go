@@ -163,3 +163,18 @@ func TestBetaQuantilesAndSampling(t *testing.T) {
 		t.Errorf("sample mean %v, want 0.3", m)
 	}
 }
+
+// UpperBound never falls below the exact quantile (it is a bound the
+// ranking relies on to skip the exact computation).
+func TestBetaUpperBoundBoundsTheQuantile(t *testing.T) {
+	for _, a := range []float64{0.5, 1, 2, 7.3, 40, 900} {
+		for _, b := range []float64{0.5, 1, 3, 11.1, 60, 1200} {
+			for _, p := range []float64{0.55, 0.9, 0.975} {
+				d := learning.Beta{Alpha: a, Beta: b}
+				if ub, q := d.UpperBound(p), d.Quantile(p); ub < q-1e-6 {
+					t.Errorf("Beta(%g,%g): UpperBound(%g) = %g below the quantile %g", a, b, p, ub, q)
+				}
+			}
+		}
+	}
+}

@@ -146,10 +146,17 @@ func Populate(ctx context.Context, st store.Store, cfg learning.Config, spec Pop
 		err := st.Update(ctx, func(tx store.Tx) error {
 			for i := start; i < end; i++ {
 				dur, errs, retries := int64(rng.IntN(3_000_000)), rng.IntN(4), rng.IntN(3)
+				fam := benchFamilies[rng.IntN(len(benchFamilies))]
+				var used []string
+				if spec.Patterns > 0 { // two patterns per outcome, as agents report them
+					used = []string{fmt.Sprintf("pattern-bench-%07d", rng.IntN(spec.Patterns)),
+						fmt.Sprintf("pattern-bench-%07d", rng.IntN(spec.Patterns))}
+				}
 				o := learning.Outcome{ID: fmt.Sprintf("out-bench-%08d", i), Project: spec.Project, TaskID: fmt.Sprintf("bd-%d", i),
 					DurationMs: dur, ErrorCount: errs, RetryCount: retries, Success: rng.Float64() < 0.75,
-					FilesTouched: []string{}, Timestamp: at(), Patterns: []string{}, Criteria: cfg.DefaultCriteria,
-					ErrorCountSource: "input", RecordedAt: spec.Now}
+					FilesTouched: []string{}, Timestamp: at(), Patterns: used, Criteria: cfg.DefaultCriteria,
+					ErrorCountSource: "input", RecordedAt: spec.Now,
+					Task: fmt.Sprintf("%s: %s %d", fam, fam, rng.IntN(500)), Tags: []string{strings.Fields(fam)[0]}}
 				o.Score = cfg.ScoreOutcome(o.Signals())
 				if _, err := tx.InsertOutcome(ctx, o); err != nil {
 					return err
@@ -177,6 +184,11 @@ func Populate(ctx context.Context, st store.Store, cfg learning.Config, spec Pop
 		return nil
 	})
 }
+
+// benchFamilies are the kinds of task of populated outcomes (their tags,
+// and the first words of their descriptions).
+var benchFamilies = []string{"migrate the orders schema", "fix a flaky test in the billing service",
+	"add a settings page to the dashboard", "refactor the auth middleware", "speed up the search endpoint"}
 
 // Guidance measures PlanGuidance latency over n sequential calls.
 func Guidance(ctx context.Context, e *kaizen.Engine, project string, n int) (Latencies, error) {
