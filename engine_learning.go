@@ -46,6 +46,18 @@ func (e *Engine) RecordTaskEvent(ctx context.Context, in TaskEventInput) (*TaskE
 	return e.learning.RecordTaskEvent(ctx, in)
 }
 
+// CloseTask ends a tracked task and, unless one was reported, records
+// its outcome inferred from what its events showed (see
+// learningsvc.Service.CloseTask).
+func (e *Engine) CloseTask(ctx context.Context, in CloseTaskInput) (*CloseTaskResult, error) {
+	return e.learning.CloseTask(ctx, in)
+}
+
+// CloseIdleTasks closes the tracked tasks idle for longer than a timeout.
+func (e *Engine) CloseIdleTasks(ctx context.Context, in CloseIdleInput) (*CloseIdleResult, error) {
+	return e.learning.CloseIdleTasks(ctx, in)
+}
+
 // GetTask returns a tracked task.
 func (e *Engine) GetTask(ctx context.Context, project, id string) (*TaskInfo, error) {
 	return e.learning.GetTask(ctx, project, id)

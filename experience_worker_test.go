@@ -90,8 +90,8 @@ func TestExperienceWorkerExtractsAfterOutcome(t *testing.T) {
 					t.Fatalf("%s mode: %d model calls, want %d", tc.mode, n, tc.calls)
 				}
 
-				// A second outcome of the task: queued again, found cached.
-				if _, err := b.e.RecordOutcome(ctx, outcome("task-1", false)); err != nil {
+				// The outcome reported again: queued again, found cached.
+				if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
 					t.Fatal(err)
 				}
 				testkit.Eventually(t, "the second outcome handled", func() bool { return b.e.ExperienceWorkerStats().Cached == 1 })

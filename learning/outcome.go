@@ -32,6 +32,12 @@ type Outcome struct {
 	Exploration *ExplorationSummary `json:"exploration,omitempty"`
 	Score       Score               `json:"score"`
 	RecordedAt  time.Time           `json:"recorded_at"`
+	// Inferred marks an outcome kaizen recorded by itself when a tracked
+	// session ended (or went idle), its success inferred from the
+	// session's signals; Inference says from which. An explicit outcome
+	// for the same task replaces it.
+	Inferred  bool   `json:"inferred,omitempty"`
+	Inference string `json:"inference,omitempty"`
 }
 
 // Signals returns the outcome's scoring signals.

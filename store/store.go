@@ -61,6 +61,7 @@ type Tx interface {
 	ExploreStorage
 	ExperienceStorage
 	MetaStorage
+	LedgerStorage
 }
 
 // OutcomeStorage persists scored task outcomes.
@@ -240,6 +241,8 @@ type TaskStorage interface {
 type TaskFilter struct {
 	// OpenOnly keeps tasks without an outcome (EndedAt unset).
 	OpenOnly bool
+	// IdleBefore keeps tasks whose last activity is before it.
+	IdleBefore time.Time
 	Limit    int
 	Offset   int
 }

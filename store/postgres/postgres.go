@@ -81,7 +81,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker), backfill)
+	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker), backfill,
+		// migrations numbered by parallel branches may land after a higher one
+		goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return err
 	}

@@ -168,7 +168,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, backfill)
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, backfill,
+		// migrations numbered by parallel branches may land after a higher one
+		goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 const outcomeCols = `project, id, task_id, duration_ms, error_count, retry_count, success, files_touched,
 	strategy, failure_mode, failure_details, ts, patterns, criteria, error_count_source,
-	raw_score, score_type, score, recorded_at, exploration`
+	raw_score, score_type, score, recorded_at, exploration, inference`
 
 func scanOutcome(s scanner) (learning.Outcome, error) {
 	var o learning.Outcome
@@ -21,13 +21,14 @@ func scanOutcome(s scanner) (learning.Outcome, error) {
 	var mode, exploration string
 	err := s.Scan(&o.Project, &o.ID, &o.TaskID, &o.DurationMs, &o.ErrorCount, &o.RetryCount, &o.Success, &files,
 		&o.Strategy, &mode, &o.FailureDetails, &ts, &patterns, &criteria, &o.ErrorCountSource,
-		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration)
+		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration, &o.Inference)
 	if err != nil {
 		return o, err
 	}
 	if o.Exploration, err = fromJSONSummary(exploration); err != nil {
 		return o, err
 	}
+	o.Inferred = o.Inference != ""
 	o.FailureMode = learning.FailureMode(mode)
 	o.Timestamp, o.RecordedAt = fromMicros(ts), fromMicros(recorded)
 	if o.FilesTouched, err = fromJSONList(files); err != nil {
@@ -54,10 +55,10 @@ func (t *Tx) InsertOutcome(ctx context.Context, o learning.Outcome) (bool, error
 		return false, fmt.Errorf("encode score: %w", err)
 	}
 	return t.insert(ctx, "outcome", `INSERT INTO outcomes (`+outcomeCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		o.Project, o.ID, o.TaskID, o.DurationMs, o.ErrorCount, o.RetryCount, o.Success, jsonList(o.FilesTouched),
 		o.Strategy, string(o.FailureMode), o.FailureDetails, micros(o.Timestamp), jsonList(o.Patterns), jsonList(o.Criteria),
-		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration))
+		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration), o.Inference)
 }
 
 // GetOutcome implements store.OutcomeStorage.

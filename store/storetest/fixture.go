@@ -87,6 +87,8 @@ func fullOutcome(project, id string) learning.Outcome {
 			Reasoning: "fast; few errors",
 		},
 		RecordedAt: at(2),
+		Inferred:   true,
+		Inference:  "the last test run passed (closed: session_end)",
 	}
 }
 

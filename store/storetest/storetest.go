@@ -79,6 +79,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Task", func(t *testing.T) { testTask(t, setup) })
 	t.Run("Explore", func(t *testing.T) { testExplore(t, setup) })
 	t.Run("Experience", func(t *testing.T) { testExperience(t, setup) })
+	t.Run("Ledger", func(t *testing.T) { testLedger(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

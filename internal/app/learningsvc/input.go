@@ -33,6 +33,11 @@ type OutcomeInput struct {
 	// Description of the decomposition; strategies found in it count as
 	// patterns used.
 	Description string `json:"description,omitempty"`
+	// Inferred marks an outcome that was not reported but inferred from
+	// what was seen of the task (kaizen sets it when it closes a tracked
+	// session by itself). An explicit outcome of the same task replaces an
+	// inferred one; an inferred one never replaces an explicit one.
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // ParseOutcomeInput decodes one JSON object strictly: unknown fields,
