@@ -243,8 +243,8 @@ type TaskFilter struct {
 	OpenOnly bool
 	// IdleBefore keeps tasks whose last activity is before it.
 	IdleBefore time.Time
-	Limit    int
-	Offset   int
+	Limit      int
+	Offset     int
 }
 
 // ExploreStorage persists exploration sessions (package explore) between

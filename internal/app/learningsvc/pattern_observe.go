@@ -176,7 +176,7 @@ type observation struct {
 	taskID  string
 	// id is the maturity feedback row's id (default: a new one).
 	id string
-	at      time.Time
+	at time.Time
 }
 
 // observe records a use of a pattern inside tx: its maturity feedback row,
