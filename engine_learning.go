@@ -2,6 +2,7 @@ package kaizen
 
 import (
 	"context"
+	"time"
 
 	"github.com/kaizenhq/kaizen/learning"
 )
@@ -56,6 +57,12 @@ func (e *Engine) CloseTask(ctx context.Context, in CloseTaskInput) (*CloseTaskRe
 // CloseIdleTasks closes the tracked tasks idle for longer than a timeout.
 func (e *Engine) CloseIdleTasks(ctx context.Context, in CloseIdleInput) (*CloseIdleResult, error) {
 	return e.learning.CloseIdleTasks(ctx, in)
+}
+
+// PruneAppliedEvents forgets the ids of events applied more than olderThan
+// ago (the ledger that makes redelivered hook events count once).
+func (e *Engine) PruneAppliedEvents(ctx context.Context, olderThan time.Duration) (int64, error) {
+	return e.learning.PruneAppliedEvents(ctx, olderThan)
 }
 
 // GetTask returns a tracked task.

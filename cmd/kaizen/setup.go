@@ -128,7 +128,7 @@ func setupPaths(dir string) (hook.Paths, error) {
 		if err != nil {
 			return p, err
 		}
-		dir = gitRoot(wd)
+		dir = hook.GitRoot(wd)
 	}
 	if p.ProjectDir, err = filepath.Abs(dir); err != nil {
 		return p, err

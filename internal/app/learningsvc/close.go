@@ -259,3 +259,16 @@ func (s *Service) CloseIdleTasks(ctx context.Context, in CloseIdleInput) (*Close
 	}
 	return out, nil
 }
+
+// PruneAppliedEvents forgets the ids of the events applied more than
+// olderThan ago (they only need to outlive redeliveries) and returns how
+// many it removed.
+func (s *Service) PruneAppliedEvents(ctx context.Context, olderThan time.Duration) (int64, error) {
+	var n int64
+	err := s.env.Update(ctx, "prune applied events", func(tx store.Tx) error {
+		var err error
+		n, err = tx.PruneEvents(ctx, s.env.Now().Add(-olderThan))
+		return err
+	})
+	return n, err
+}
