@@ -61,7 +61,9 @@ func hookInvocation(args []string) (hookcmd.Options, bool) {
 
 // openEngine is the engine opener of hooks without a daemon: the kaizen
 // command links the store drivers.
-func openEngine(ctx context.Context, cfg kaizen.Config) (*kaizen.Engine, error) { return kaizen.Open(ctx, cfg) }
+func openEngine(ctx context.Context, cfg kaizen.Config) (*kaizen.Engine, error) {
+	return kaizen.Open(ctx, cfg)
+}
 
 func hookCommand(a *app) *cobra.Command {
 	var timeout string

@@ -222,6 +222,13 @@ var nextCommands = map[string]string{
 // is printed to stdout as {"error": {...}}, otherwise as one line on stderr.
 func (a *app) fail(err error) int {
 	code := exitInternal
+	var df errDoctorFailed
+	if errors.As(err, &df) { // the report says it all (and --json prints one document)
+		if !a.json {
+			fmt.Fprintf(a.stderr, "kaizen: %v\n", err)
+		}
+		return code
+	}
 	var ke *kaizen.Error
 	var ue usageError
 	switch {

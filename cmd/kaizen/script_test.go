@@ -37,6 +37,9 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		// KAIZEN_UPDATE_SCRIPTS=1 rewrites the golden files of failing cmp
+		// commands in the scripts (review the diff).
+		UpdateScripts: os.Getenv("KAIZEN_UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exitcode": cmdExitCode,
 			"json":     cmdJSON,

@@ -60,7 +60,9 @@ func Run(ctx context.Context, o Options) int {
 	if home == "" {
 		home = kaizen.DefaultHome()
 	}
-	logf := func(format string, args ...any) { _, _ = hook.AppendLog(home, time.Now(), fmt.Sprintf(format, args...)) }
+	logf := func(format string, args ...any) {
+		_, _ = hook.AppendLog(home, time.Now(), fmt.Sprintf(format, args...))
+	}
 	args, timeout, err := parseArgs(o.Args)
 	if err != nil {
 		logf("hook: %v (see kaizen hook --help)", err)
