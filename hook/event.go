@@ -316,6 +316,7 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 		return Event{}, fmt.Errorf("the %s %s payload is null, not a JSON object", c, name)
 	}
 	ev := Event{Client: c, Name: name, Kind: spec.kind}
+	interrupted := false
 	switch c {
 	case Claude, Codex:
 		// Claude Code: common fields session_id, transcript_path, cwd,
@@ -338,8 +339,9 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 		ev.ToolResponse = p.raw("tool_response")
 		ev.StopHookActive = p.boolean("stop_hook_active")
 		ev.LastMessage = p.str("last_assistant_message")
+		interrupted = p.boolean("is_interrupt")
 		switch {
-		case ev.Kind == KindToolFailure && p.boolean("is_interrupt"):
+		case ev.Kind == KindToolFailure && interrupted:
 			// the user interrupted the tool: not a failure of the agent
 			ev.Kind = KindTool
 		case ev.Kind == KindToolFailure:
@@ -388,7 +390,7 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 				ev.Error = p.text("failure_type")
 			}
 			if p.boolean("is_interrupt") {
-				ev.Kind, ev.Error = KindTool, ""
+				ev.Kind, ev.Error, interrupted = KindTool, "", true
 			}
 		case "afterFileEdit":
 			if f := p.str("file_path"); f != "" {
@@ -420,6 +422,9 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 		ev.Source = "compact"
 	}
 	derive(&ev)
+	if interrupted && (ev.Signal == "test_pass" || ev.Signal == "test_fail") {
+		ev.Signal = "" // an interrupted test run says nothing
+	}
 	return ev, nil
 }
 

@@ -75,11 +75,11 @@ func (h *Handler) capture(ctx context.Context, ev Event, id, stamp string) error
 // session's task as the current task (its recent turns give the live
 // signals), and renders it for injection ("" when nothing was recalled).
 func (h *Handler) recall(ctx context.Context, ev Event) (string, error) {
-	if strings.TrimSpace(ev.Prompt) == "" {
+	query := cleanText(ev.Prompt, maxRecallQuery)
+	if strings.TrimSpace(query) == "" {
 		return "", nil
 	}
-	res, err := h.Experience.Recall(ctx, kaizen.RecallInput{Project: h.Project, TaskID: ev.TaskID(),
-		Query: cleanText(ev.Prompt, maxRecallQuery)})
+	res, err := h.Experience.Recall(ctx, kaizen.RecallInput{Project: h.Project, TaskID: ev.TaskID(), Query: query})
 	if err != nil {
 		return "", fmt.Errorf("recall: %w", err)
 	}

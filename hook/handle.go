@@ -252,10 +252,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Response, error) {
 		return Response{}, err
 	}
 	out, err := h.Answer(ctx, ev, rec)
-	if err != nil {
-		return Response{}, err
-	}
-	return out, errors.Join(rec.Problems...)
+	return out, errors.Join(append(rec.Problems, err)...)
 }
 
 func (h *Handler) limit() int {

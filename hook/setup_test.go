@@ -304,7 +304,7 @@ func TestSetupUpdatesItsEntries(t *testing.T) {
 		t.Errorf(".mcp.json:\n%s", mcp)
 	}
 	if !strings.Contains(settings, `"statusMessage": "kaizen"`) || strings.Contains(settings, "/old/") ||
-		strings.Count(settings, "/new/bin/kaizen --home /data/kz hook claude") != 5 {
+		strings.Count(settings, "/new/bin/kaizen --home /data/kz hook claude") != len(hook.Events(hook.Claude)) {
 		t.Errorf("settings.json:\n%s", settings)
 	}
 }
