@@ -84,7 +84,28 @@ func Run(ctx context.Context, o Options) int {
 	if timeout <= 0 {
 		timeout = kaizen.DefaultHookTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	// The budget counts from the start. Spooling is not bounded by it: an
+	// event must be on disk before the hook exits, however slow the disk;
+	// only the answer is given up at the deadline.
+	deadline := start.Add(timeout)
+	var sp *spooled
+	if cfgErr == nil {
+		var data []byte
+		if data, err = readPayload(o.Stdin, deadline); err == nil {
+			sp, err = spoolEvent(o, cfg, c, name, data)
+		}
+	} else {
+		err = cfgErr
+	}
+	if err != nil {
+		if errors.Is(err, hook.ErrNoSession) {
+			err = fmt.Errorf("%w: nothing recorded", err)
+		}
+		logf("%s %s: %v", c, name, err)
+		_, _ = o.Stdout.Write(hook.NoOp(c, name))
+		return 0
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	done := make(chan result, 1)
 	go func() {
@@ -93,11 +114,7 @@ func Run(ctx context.Context, o Options) int {
 				done <- result{err: fmt.Errorf("panic: %v", r)}
 			}
 		}()
-		if cfgErr != nil {
-			done <- result{err: cfgErr}
-			return
-		}
-		done <- work(ctx, o, cfg, c, name)
+		done <- answer(ctx, o, sp)
 	}()
 	var r result
 	select {
@@ -196,35 +213,73 @@ func Project(o Options, cfg kaizen.Config, dir string) string {
 	return hook.ProjectForDir(wd)
 }
 
-// work spools the event, then answers it through the daemon, else from the
-// engine opened here.
-func work(ctx context.Context, o Options, cfg kaizen.Config, c hook.Client, name string) result {
-	data, err := io.ReadAll(io.LimitReader(o.Stdin, hook.MaxPayloadBytes+1))
-	if err != nil {
-		return result{err: fmt.Errorf("read the payload: %w", err)}
+// spooled is an event read, parsed and spooled, ready to be answered.
+type spooled struct {
+	cfg  kaizen.Config
+	c    hook.Client
+	name string
+	ev   hook.Event
+	rec  hook.Record
+	sp   *spool.Spool
+}
+
+// readPayload reads the hook's standard input, giving up at the deadline
+// (a client that never closes it gets no answer, and nothing is recorded).
+func readPayload(in io.Reader, deadline time.Time) ([]byte, error) {
+	type read struct {
+		data []byte
+		err  error
 	}
-	if len(data) > hook.MaxPayloadBytes {
-		return result{err: fmt.Errorf("the payload is larger than %d bytes: ignored", hook.MaxPayloadBytes)}
+	ch := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(in, hook.MaxPayloadBytes+1))
+		ch <- read{data, err}
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("read the payload: %w", r.err)
+		}
+		if len(r.data) > hook.MaxPayloadBytes {
+			return nil, fmt.Errorf("the payload is larger than %d bytes: ignored", hook.MaxPayloadBytes)
+		}
+		return r.data, nil
+	case <-t.C:
+		return nil, errors.New("the payload did not arrive (standard input not closed) within the budget: nothing recorded")
 	}
+}
+
+// spoolEvent parses the payload and appends the event to the spool,
+// synced to disk (unless its kind is answered only).
+func spoolEvent(o Options, cfg kaizen.Config, c hook.Client, name string, data []byte) (*spooled, error) {
 	ev, err := hook.Parse(c, name, data)
 	if err != nil {
-		return result{err: err}
+		return nil, err
 	}
 	cfg.Project = Project(o, cfg, ev.Dir)
 	at := time.Now()
 	if cfg.Now != nil {
 		at = cfg.Now()
 	}
-	rec := hook.NewRecord(ev, hook.EventID(c, name, data), cfg.Project, at)
-	sp := spool.Open(cfg.Home)
-	r := result{task: ev.TaskID()}
+	s := &spooled{cfg: cfg, c: c, name: name, ev: ev, sp: spool.Open(cfg.Home),
+		rec: hook.NewRecord(ev, hook.EventID(c, name, data), cfg.Project, at)}
 	if ev.Kind.Recorded() {
-		if _, err := hook.Append(sp, rec, time.Now()); err != nil {
+		if _, err := hook.Append(s.sp, s.rec, time.Now()); err != nil {
 			// Not durable: still try to record it right away.
 			_, _ = hook.AppendLog(cfg.Home, time.Now(), fmt.Sprintf("%s %s: spool: %v", c, name, err))
 		}
 	}
 	_ = hook.WriteStatus(cfg.Home, hook.Status{Client: c, Event: name, Task: ev.TaskID(), Project: cfg.Project, At: at.UTC(), Dir: ev.Dir})
+	return s, nil
+}
+
+// answer answers a spooled event through the daemon, else from the engine
+// opened here (which first records the session's spooled events).
+func answer(ctx context.Context, o Options, s *spooled) result {
+	cfg, c, name, ev, rec, sp := s.cfg, s.c, s.name, s.ev, s.rec, s.sp
+	r := result{task: ev.TaskID()}
 	if o.DB == "" {
 		remaining := time.Second
 		if dl, ok := ctx.Deadline(); ok {
