@@ -157,11 +157,11 @@ func (s *planner) hookCommand(event string) string {
 
 // mcpArgs are the arguments of the MCP server command.
 func (s *planner) mcpArgs() []string {
-	args := append(append([]string{}, s.o.Command[1:]...), "mcp")
-	if s.o.MCPTools != "" && s.o.MCPTools != "core" {
-		args = append(args, "--tools", s.o.MCPTools)
+	tools := s.o.MCPTools
+	if tools == "" {
+		tools = "core"
 	}
-	return args
+	return append(append([]string{}, s.o.Command[1:]...), "mcp", "--tools", tools)
 }
 
 func (s *planner) claude() error {

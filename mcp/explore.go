@@ -107,6 +107,8 @@ func exploreTools() []*toolDef {
 			"The result has the current phase, the tool choice for the round, and at most one nudge: follow the nudge's text. " +
 			"When done is true, stop exploring and give your answer.",
 		effect: additive,
+		// event_id and at serve kaizen's hooks (a delivery applied once)
+		hidden: []string{"event_id", "at"},
 		fields: map[string]field{
 			"session_id": sessionIDField,
 			"events":     {desc: "The events, in the order they happened (at least one).", required: true},
