@@ -94,4 +94,6 @@ func TestSocketIsPrivateAndHealthGetsNoToken(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))) }
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
+}
