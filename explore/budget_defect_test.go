@@ -33,9 +33,9 @@ func TestOnlySearchesWithResultsUseTheBudget(t *testing.T) {
 	}
 	// Claude Code's Grep and Glob responses through the hook
 	for resp, want := range map[string]int{
-		`{"mode":"files_with_matches","filenames":[],"numFiles":0}`:        0,
+		`{"mode":"files_with_matches","filenames":[],"numFiles":0}`:       0,
 		`{"mode":"files_with_matches","filenames":["a.go"],"numFiles":1}`: 1,
-		`{"filenames":[],"durationMs":3,"numFiles":0,"truncated":false}`:   0,
+		`{"filenames":[],"durationMs":3,"numFiles":0,"truncated":false}`:  0,
 		`"No files found"`: 0,
 	} {
 		c, err := ToolCallFromHook("Grep", json.RawMessage(`{"pattern":"x"}`), json.RawMessage(resp))

@@ -1,13 +1,13 @@
 package explore
 
 import (
-	"regexp"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
