@@ -325,9 +325,13 @@ func checkProject(project string, info client.ServeInfo, infoErr error, last []s
 	return finding{"project", statusOK, fmt.Sprintf("hooks and the viewer agree on project %q", project), ""}
 }
 
-// checkDatabase opens the database and checks it.
+// checkDatabase opens the database and checks it (without recording the
+// spooled hook events, which the report shows as they are).
 func (a *app) checkDatabase(ctx context.Context, cfg kaizen.Config) []finding {
-	e, err := a.open(ctx)
+	e, err := kaizen.Open(ctx, cfg)
+	if err == nil {
+		defer e.Close()
+	}
 	if err != nil {
 		return []finding{{"database", statusFail, "the database does not open: " + err.Error(),
 			"check --db / KAIZEN_DB; a database written by a newer kaizen needs that kaizen"}}
