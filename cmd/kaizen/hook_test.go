@@ -360,27 +360,39 @@ func TestHookLatency(t *testing.T) {
 	}
 	t.Logf("%s, %d CPUs, %d runs per case", runtime.Version(), runtime.NumCPU(), runs)
 
+	// KAIZEN_HOOK_LATENCY_BASELINE names an older kaizen binary: each case
+	// is then measured for it too, alternating calls, in the same run.
+	bins := map[string]string{"": bin}
+	if base := os.Getenv("KAIZEN_HOOK_LATENCY_BASELINE"); base != "" {
+		bins["baseline "] = base
+	}
 	measure := func(name, home string, env []string, event string, payload func(i int) []byte) {
-		// warm the page cache and the database
-		for i := range 5 {
-			if _, _, err := runHookProcess(bin, env, payload(i), "--home", home, "hook", "claude", event); err != nil {
-				t.Fatal(err)
+		times := map[string][]time.Duration{}
+		for label, b := range bins {
+			// warm the page cache and the database
+			for i := range 5 {
+				if _, _, err := runHookProcess(b, env, payload(i), "--home", home, "hook", "claude", event); err != nil {
+					t.Fatal(err)
+				}
 			}
+			times[label] = make([]time.Duration, 0, runs)
 		}
-		times := make([]time.Duration, 0, runs)
 		for i := range runs {
-			start := time.Now()
-			out, stderr, err := runHookProcess(bin, env, payload(i), "--home", home, "hook", "claude", event)
-			times = append(times, time.Since(start))
-			if err != nil || len(stderr) != 0 {
-				t.Fatalf("%s: %v %s", name, err, stderr)
+			for label, b := range bins {
+				start := time.Now()
+				_, stderr, err := runHookProcess(b, env, payload(i), "--home", home, "hook", "claude", event)
+				times[label] = append(times[label], time.Since(start))
+				if err != nil || len(stderr) != 0 {
+					t.Fatalf("%s%s: %v %s", label, name, err, stderr)
+				}
 			}
-			_ = out
 		}
-		slices.Sort(times)
-		pct := func(p float64) time.Duration { return times[int(p*float64(len(times)-1))] }
-		t.Logf("%-44s p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms", name,
-			ms(pct(0.50)), ms(pct(0.95)), ms(times[len(times)-1]))
+		for label, ts := range times {
+			slices.Sort(ts)
+			pct := func(p float64) time.Duration { return ts[int(p*float64(len(ts)-1))] }
+			t.Logf("%-53s p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms", label+name,
+				ms(pct(0.50)), ms(pct(0.95)), ms(ts[len(ts)-1]))
+		}
 	}
 	tool := func(i int) []byte {
 		return claudeEvent("lat", "PostToolUse", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"n": i}})
