@@ -90,3 +90,27 @@ func TestReadOnlyBootstrapMovesOnAtTheReadBudget(t *testing.T) {
 		t.Errorf("read budget 0: phase %s after 15 read rounds", off.Phase())
 	}
 }
+
+// FuzzToolCallFromHook: any tool input and response either parse into a
+// valid call whose hit count is never negative, or give an error; never a
+// panic.
+func FuzzToolCallFromHook(f *testing.F) {
+	f.Add("Grep", []byte(`{"pattern":"x"}`), []byte(`{"filenames":[],"numFiles":0}`))
+	f.Add("Bash", []byte(`{"command":"rg foo"}`), []byte(`"No matches found"`))
+	f.Add("Read", []byte(`null`), []byte(``))
+	f.Add("Glob", []byte(`{}`), []byte(`{"numFiles":-3,"filenames":["a.go"]}`))
+	f.Fuzz(func(t *testing.T, name string, input, response []byte) {
+		c, err := ToolCallFromHook(name, input, response)
+		if err != nil {
+			return
+		}
+		if c.Hits != nil && *c.Hits < 0 {
+			t.Fatalf("negative hits %d", *c.Hits)
+		}
+		tr := newTracker(t, "bootstrap", nil)
+		tr.Tick(t0)
+		if _, err := tr.RecordToolCall(c); err != nil {
+			t.Fatalf("a parsed call is not recordable: %v", err)
+		}
+	})
+}
