@@ -447,6 +447,8 @@ func TestExperienceWorkerRetriesAndGivesUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, "the experience after the model recovered", func() bool { return hasExperience(b, "task-1") })
+	// the worker counts the extraction just after storing it
+	testkit.Eventually(t, "the worker's count after recovery", func() bool { return b.e.ExperienceWorkerStats().Extracted == 1 })
 	if s := b.e.ExperienceWorkerStats(); s.Extracted != 1 || srv.calls.Load() != 5 {
 		t.Fatalf("after recovery: stats %+v, %d calls", s, srv.calls.Load())
 	}

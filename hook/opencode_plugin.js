@@ -28,7 +28,8 @@
 import { spawn } from "node:child_process"
 
 const KAIZEN = __KAIZEN_COMMAND__
-const TIMEOUT_MS = 3000
+// KAIZEN_PLUGIN_TIMEOUT_MS lengthens the wait (tests on a loaded machine).
+const TIMEOUT_MS = Number((globalThis.process && process.env.KAIZEN_PLUGIN_TIMEOUT_MS) || 0) || 3000
 
 function callKaizen(event, payload) {
   return new Promise((resolve) => {

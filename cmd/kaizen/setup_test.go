@@ -75,7 +75,8 @@ await hooks.event({ event: { type: "session.deleted", properties: { info: { id: 
 	}
 	cmd := exec.Command(node, "harness.mjs", dir)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KAIZEN_HOME="+home)
+	// answers within the test's patience, however loaded the machine
+	cmd.Env = append(os.Environ(), "KAIZEN_HOME="+home, "KAIZEN_HOOKS_TIMEOUT=2m", "KAIZEN_PLUGIN_TIMEOUT_MS=120000")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
@@ -171,7 +172,8 @@ cleanup()
 	}
 	cmd := exec.Command(node, "harness.mjs", dir)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KAIZEN_HOME="+home)
+	// answers within the test's patience, however loaded the machine
+	cmd.Env = append(os.Environ(), "KAIZEN_HOME="+home, "KAIZEN_HOOKS_TIMEOUT=2m", "KAIZEN_PLUGIN_TIMEOUT_MS=120000")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
