@@ -48,6 +48,9 @@ type Config struct {
 	Model model.Config `toml:"model"`
 	// Server configures `kaizen serve`.
 	Server ServerConfig `toml:"server"`
+	// Hooks configures the client hooks (kaizen hook) and the closing of
+	// the sessions they track.
+	Hooks HooksConfig `toml:"hooks"`
 
 	// Now is the engine's clock (default time.Now). A fixed clock evaluates
 	// every time-dependent result at that instant.
@@ -71,6 +74,24 @@ type ServerConfig struct {
 	Token string `toml:"token"`
 }
 
+// HooksConfig configures the client hooks.
+type HooksConfig struct {
+	// IdleTimeout closes a tracked session that had no activity for this
+	// long, recording its inferred outcome (0: only an ending session is
+	// closed). The daemon sweeps every minute; without a daemon, a new
+	// session of the project closes the idle ones.
+	IdleTimeout time.Duration `toml:"idle_timeout"`
+	// Timeout is a hook's budget: it answers (or gives up, printing
+	// nothing) within it. Its event is spooled first, so it is never lost.
+	Timeout time.Duration `toml:"timeout"`
+}
+
+// Defaults of HooksConfig.
+const (
+	DefaultIdleTimeout = time.Hour
+	DefaultHookTimeout = 2 * time.Second
+)
+
 // DefaultAddr is the daemon's default listen address.
 const DefaultAddr = "127.0.0.1:7411"
 
@@ -82,6 +103,7 @@ func DefaultConfig() Config {
 		Learning:   learning.DefaultConfig(),
 		Experience: experience.DefaultConfig(),
 		Server:     ServerConfig{Addr: DefaultAddr},
+		Hooks:      HooksConfig{IdleTimeout: DefaultIdleTimeout, Timeout: DefaultHookTimeout},
 	}
 }
 
@@ -127,6 +149,9 @@ func LoadConfig(home string) (Config, error) {
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
+	if c.Hooks.IdleTimeout < 0 || c.Hooks.Timeout < 0 {
+		return &Error{Op: "validate config", Kind: KindInvalid, Field: "hooks", Message: "idle_timeout and timeout must not be negative"}
+	}
 	if err := c.Learning.Validate(); err != nil {
 		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}
 	}

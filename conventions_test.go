@@ -108,7 +108,7 @@ var drivers = []string{"modernc.org/sqlite", "github.com/jackc/pgx/v5"}
 // drivers are registered by importing store/all (the kaizen command does).
 func TestNoDatabaseDriverOnTheLightPaths(t *testing.T) {
 	t.Parallel()
-	for _, pkg := range []string{".", "./client", "./hook", "./internal/app/...", "./server", "./mcp", "./viewer"} {
+	for _, pkg := range []string{".", "./client", "./hook/...", "./internal/app/...", "./server", "./mcp", "./viewer"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

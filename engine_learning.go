@@ -2,6 +2,7 @@ package kaizen
 
 import (
 	"context"
+	"time"
 
 	"github.com/kaizenhq/kaizen/learning"
 )
@@ -44,6 +45,24 @@ func (e *Engine) Rebuild(ctx context.Context, project string) (*RebuildResult, e
 // in the same transaction.
 func (e *Engine) RecordTaskEvent(ctx context.Context, in TaskEventInput) (*TaskEventResult, error) {
 	return e.learning.RecordTaskEvent(ctx, in)
+}
+
+// CloseTask ends a tracked task and, unless one was reported, records
+// its outcome inferred from what its events showed (see
+// learningsvc.Service.CloseTask).
+func (e *Engine) CloseTask(ctx context.Context, in CloseTaskInput) (*CloseTaskResult, error) {
+	return e.learning.CloseTask(ctx, in)
+}
+
+// CloseIdleTasks closes the tracked tasks idle for longer than a timeout.
+func (e *Engine) CloseIdleTasks(ctx context.Context, in CloseIdleInput) (*CloseIdleResult, error) {
+	return e.learning.CloseIdleTasks(ctx, in)
+}
+
+// PruneAppliedEvents forgets the ids of events applied more than olderThan
+// ago (the ledger that makes redelivered hook events count once).
+func (e *Engine) PruneAppliedEvents(ctx context.Context, olderThan time.Duration) (int64, error) {
+	return e.learning.PruneAppliedEvents(ctx, olderThan)
 }
 
 // GetTask returns a tracked task.

@@ -106,20 +106,26 @@ func TestExtractionJobAfterOutcome(t *testing.T) {
 	}
 }
 
-// TestExtractionJobDebounces: outcomes of one task within the quiet delay
-// make one job whose due time follows the last outcome; a task without
-// captured turns completes without a model call.
+// TestExtractionJobDebounces: an outcome inferred by the hooks and the
+// explicit report that replaces it within the quiet delay make one job
+// whose due time follows the replacement; a repeated report changes
+// nothing; a task without captured turns completes without a model call.
 func TestExtractionJobDebounces(t *testing.T) {
 	t.Parallel()
 	srv := goodChat(t)
 	b := setup(t, "sqlite", withChat(srv, 10*time.Minute, experience.ModeBalanced))
 	conversation(t, b, "task-1")
-	for range 3 {
-		if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
+	inferred := outcome("task-1", true)
+	inferred.Inferred = true
+	for i, in := range []kaizen.OutcomeInput{inferred, outcome("task-1", true), outcome("task-1", true)} {
+		if i > 0 {
+			b.clock.Advance(6 * time.Minute)
+		}
+		if _, err := b.e.RecordOutcome(ctx, in); err != nil {
 			t.Fatal(err)
 		}
-		b.clock.Advance(6 * time.Minute)
 	}
+	// Due 10 minutes after the replacement (6 minutes ago).
 	if l := extractionJob(t, b, "task-1"); l.Total != 1 || !l.Items[0].RunAt.Equal(b.clock.Now().Add(-6*time.Minute+10*time.Minute)) {
 		t.Fatalf("after three outcomes: %+v", l.Items)
 	}
@@ -197,8 +203,9 @@ func TestExtractionJobOff(t *testing.T) {
 }
 
 // TestExtractionJobRetriesAndGivesUp: model failures are retried with
-// backoff, then the job fails until the task's next outcome revives it;
-// the API key never reaches the logs.
+// backoff, then the job fails until the task's next outcome (the explicit
+// report replacing the one the hooks inferred) revives it; the API key
+// never reaches the logs.
 func TestExtractionJobRetriesAndGivesUp(t *testing.T) {
 	t.Parallel()
 	const key = "sk-test-0123456789abcdefSECRET"
@@ -223,7 +230,9 @@ func TestExtractionJobRetriesAndGivesUp(t *testing.T) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	conversation(t, b, "task-1")
-	if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
+	inferred := outcome("task-1", true)
+	inferred.Inferred = true
+	if _, err := b.e.RecordOutcome(ctx, inferred); err != nil {
 		t.Fatal(err)
 	}
 	// Four attempts, 1 s, 2 s and 4 s apart, then the job fails.

@@ -61,9 +61,27 @@ func TestTrackedTaskFeedsTheOutcome(t *testing.T) {
 		if err != nil || open.Total != 0 {
 			t.Errorf("open tasks after the outcome: %+v %v", open, err)
 		}
+		// A task has one outcome: the same report again changes nothing,
+		// different values are a conflict.
+		again, err := b.e.RecordOutcome(ctx, kaizen.OutcomeInput{TaskID: "session-1", Success: ptr(true), Patterns: []string{"Split by feature"}})
+		if err != nil || !again.Unchanged || again.Outcome.ID != o.ID {
+			t.Errorf("the same outcome again: %+v %v", again, err)
+		}
+		_, err = b.e.RecordOutcome(ctx, kaizen.OutcomeInput{TaskID: "session-1", Success: ptr(true), DurationMs: ptr(int64(5))})
+		if kaizen.KindOf(err) != kaizen.KindConflict || !strings.Contains(err.Error(), "duration_ms") {
+			t.Errorf("different values: %v, want a conflict naming duration_ms", err)
+		}
+		if list, err := b.e.ListOutcomes(ctx, kaizen.OutcomeQuery{TaskID: "session-1"}); err != nil || list.Total != 1 {
+			t.Errorf("outcomes of the task: %+v %v", list, err)
+		}
 		// Given values win over the task's.
-		event("start", "", "", "")
-		out, err = b.e.RecordOutcome(ctx, kaizen.OutcomeInput{TaskID: "session-1", Success: ptr(true), DurationMs: ptr(int64(5)), RetryCount: ptr(0)})
+		event2 := func() {
+			if _, err := b.e.RecordTaskEvent(ctx, kaizen.TaskEventInput{TaskID: "session-2", Kind: "start"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		event2()
+		out, err = b.e.RecordOutcome(ctx, kaizen.OutcomeInput{TaskID: "session-2", Success: ptr(true), DurationMs: ptr(int64(5)), RetryCount: ptr(0)})
 		if err != nil || out.Outcome.DurationMs != 5 || out.Outcome.RetryCount != 0 {
 			t.Errorf("explicit values: %+v %v", out, err)
 		}

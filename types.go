@@ -45,6 +45,10 @@ type (
 	RebuildResult      = learningsvc.RebuildResult
 	DayCount           = learningsvc.DayCount
 	TaskEventInput     = learningsvc.TaskEventInput
+	CloseTaskInput     = learningsvc.CloseTaskInput
+	CloseTaskResult    = learningsvc.CloseTaskResult
+	CloseIdleInput     = learningsvc.CloseIdleInput
+	CloseIdleResult    = learningsvc.CloseIdleResult
 	TaskInfo           = learningsvc.TaskInfo
 	TaskEventResult    = learningsvc.TaskEventResult
 	TaskQuery          = learningsvc.TaskQuery

@@ -47,10 +47,16 @@ const ServeFile = "serve.json"
 
 // ServeInfo is what a running daemon records about itself.
 type ServeInfo struct {
-	Addr      string    `json:"addr"`
+	// Addr is the TCP address of the REST API, MCP and the viewer.
+	Addr string `json:"addr"`
+	// Socket is the Unix socket hooks and the CLI use (SocketPath).
+	Socket    string    `json:"socket,omitempty"`
 	PID       int       `json:"pid"`
 	StartedAt time.Time `json:"started_at"`
 	Version   string    `json:"version"`
+	// Project is the daemon's default project (what the viewer shows
+	// first).
+	Project string `json:"project,omitempty"`
 }
 
 // WriteServeInfo records a running daemon in home (atomically); the
@@ -65,7 +71,7 @@ func WriteServeInfo(home string, info ServeInfo) (remove func(), err error) {
 	}
 	path := filepath.Join(home, ServeFile)
 	tmp := path + ".tmp-" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -96,26 +102,47 @@ func ReadServeInfo(home string) (ServeInfo, error) {
 // ErrNoDaemon: no daemon answers for this home.
 var ErrNoDaemon = errors.New("no kaizen daemon is running")
 
-// Discover returns a client for the daemon running for home, after a
-// health check bounded by probe. ErrNoDaemon when there is no record or
-// the recorded daemon does not answer (a stale record of a killed daemon).
+// Discover returns a client for the daemon running for home, reached over
+// the home's Unix socket, never over TCP: the socket must be owned by this
+// user and closed to others, and (on Linux) the process at its other end
+// must be this user's and the one serve.json names. Only then is anything
+// sent, and the token only after a health check that carries none.
+// ErrNoDaemon when there is no record, the recorded daemon is gone (a
+// stale record of a killed daemon), or anything about the socket is off;
+// the error says which.
 func Discover(ctx context.Context, home, token string, probe, timeout time.Duration) (*Client, error) {
 	info, err := ReadServeInfo(home)
-	if err != nil || info.Addr == "" {
-		return nil, ErrNoDaemon
-	}
-	host, port, err := net.SplitHostPort(info.Addr)
 	if err != nil {
-		return nil, ErrNoDaemon
+		return nil, fmt.Errorf("%w (%v)", ErrNoDaemon, err)
 	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
+	path := SocketPath(home)
+	if info.Socket != path {
+		return nil, fmt.Errorf("%w (%s names no socket in this home: a daemon older than the socket, or a stale record)", ErrNoDaemon, ServeFile)
 	}
-	c := New("http://"+net.JoinHostPort(host, port), token, timeout)
+	if err := checkSocket(path); err != nil {
+		return nil, fmt.Errorf("%w (%v)", ErrNoDaemon, err)
+	}
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	dialer := &net.Dialer{}
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, "unix", path)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkPeer(conn, info.PID); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return conn, nil
+	}
+	c := &Client{base: "http://localhost", token: token,
+		http: &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: dial, MaxIdleConns: 4}}}
 	pctx, cancel := context.WithTimeout(ctx, probe)
 	defer cancel()
 	if err := c.Health(pctx); err != nil {
-		return nil, fmt.Errorf("%w (%s recorded in %s: %v)", ErrNoDaemon, info.Addr, ServeFile, err)
+		return nil, fmt.Errorf("%w (the daemon recorded in %s does not answer on %s: %v)", ErrNoDaemon, ServeFile, path, err)
 	}
 	return c, nil
 }
@@ -148,7 +175,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if c.token != "" {
+	if c.token != "" && path != "/healthz" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
@@ -185,6 +212,13 @@ func with(project string) url.Values {
 		q.Set("project", project)
 	}
 	return q
+}
+
+// Call sends a JSON request to a route of the daemon and decodes the JSON
+// answer into out (nil: ignore it); an error answer becomes a
+// *kaizen.Error.
+func (c *Client) Call(ctx context.Context, method, path string, body, out any) error {
+	return c.call(ctx, method, path, nil, body, out)
 }
 
 // RecordTaskEvent is Engine.RecordTaskEvent.

@@ -3,7 +3,8 @@ package client_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
+	"net/http"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -27,14 +28,25 @@ func TestClientAgainstServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-
 	home := t.TempDir()
 	if _, err := client.Discover(ctx, home, "tok", time.Second, time.Second); !errors.Is(err, client.ErrNoDaemon) {
 		t.Fatalf("no record: %v", err)
 	}
-	remove, err := client.WriteServeInfo(home, client.ServeInfo{Addr: ts.Listener.Addr().String(), PID: 1})
+	ln, err := client.ListenSocket(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &http.Server{Handler: srv.Handler()}
+	go ts.Serve(ln)
+	defer ts.Close()
+	// a record without the socket (an older daemon's): not used
+	if _, err := client.WriteServeInfo(home, client.ServeInfo{Addr: "127.0.0.1:1", PID: os.Getpid()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Discover(ctx, home, "tok", time.Second, time.Second); !errors.Is(err, client.ErrNoDaemon) {
+		t.Fatalf("a record without socket: %v", err)
+	}
+	remove, err := client.WriteServeInfo(home, client.ServeInfo{Addr: "127.0.0.1:1", Socket: client.SocketPath(home), PID: os.Getpid()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,13 @@ import (
 type Budget struct {
 	// MaxIterations is the soft round cap: reaching it forces the terminal phase.
 	MaxIterations int `json:"max_iterations" toml:"max_iterations"`
-	// SearchBudget is the number of search rounds allowed in an exploring phase.
+	// SearchBudget is the number of search rounds allowed in an exploring
+	// phase. Only rounds with a search that found something count.
 	SearchBudget int `json:"search_budget" toml:"search_budget"`
+	// ReadBudget is the number of read rounds allowed in an exploring phase
+	// (0: none), so that an exploration that reads without searching also
+	// moves on (bootstrap: EXPLORE ends at either budget).
+	ReadBudget int `json:"read_budget" toml:"read_budget"`
 	// SearchBudgetGrace is the idle grace in the producing phase: that many idle
 	// rounds without any submit end it.
 	SearchBudgetGrace int `json:"search_budget_grace" toml:"search_budget_grace"`
@@ -39,11 +44,15 @@ type Budget struct {
 
 // DefaultBudget returns the seed's defaults: 24 iterations, search budget 18,
 // grace 10, 10 submits (soft limit 8), 3 idle rounds, terminal grace 3 rounds,
-// hard exit 2 rounds after graceful exit starts.
+// hard exit 2 rounds after graceful exit starts; and kaizen's read budget of
+// 12 rounds (two thirds of the search budget: reading is cheaper to judge
+// than searching, and a read-only exploration should not run to the
+// iteration cap).
 func DefaultBudget() Budget {
 	return Budget{
 		MaxIterations:       24,
 		SearchBudget:        18,
+		ReadBudget:          DefaultReadBudget,
 		SearchBudgetGrace:   10,
 		MaxSubmits:          10,
 		SoftSubmitLimit:     8,
@@ -52,6 +61,9 @@ func DefaultBudget() Budget {
 		HardExitRounds:      2,
 	}
 }
+
+// DefaultReadBudget is the default read budget (Budget.ReadBudget).
+const DefaultReadBudget = 12
 
 func budgetOf(maxIter, search, grace, submits, soft, idle int) Budget {
 	b := DefaultBudget()
@@ -142,6 +154,7 @@ func (b Budget) Validate() error {
 		v    int
 	}{
 		{"search_budget", b.SearchBudget},
+		{"read_budget", b.ReadBudget},
 		{"search_budget_grace", b.SearchBudgetGrace},
 		{"max_submits", b.MaxSubmits},
 		{"soft_submit_limit", b.SoftSubmitLimit},

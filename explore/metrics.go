@@ -113,7 +113,7 @@ var metricNames = []string{
 
 // budgetNames are the budget names conditions and texts may use.
 var budgetNames = []string{
-	"max_iterations", "search_budget", "search_budget_grace", "max_submits",
+	"max_iterations", "search_budget", "read_budget", "search_budget_grace", "max_submits",
 	"soft_submit_limit", "idle_rounds_to_exit", "terminal_grace_rounds", "hard_exit_rounds",
 }
 
@@ -202,6 +202,8 @@ func (t *Tracker) lookup(name string) (float64, bool) {
 		v = b.MaxIterations
 	case "search_budget":
 		v = b.SearchBudget
+	case "read_budget":
+		v = b.ReadBudget
 	case "search_budget_grace":
 		v = b.SearchBudgetGrace
 	case "max_submits":

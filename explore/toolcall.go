@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +72,28 @@ type ToolCall struct {
 	Output string `json:"output,omitempty"`
 	// Files lists files the result showed, when the caller knows them.
 	Files []string `json:"files,omitempty"`
+	// Hits is the number of results a search returned, when the caller
+	// knows it. A search counts against the search budget only when it
+	// found something: Hits > 0, else hits in Files or Output (an empty
+	// Output or a "no matches" reply is nothing found); a call that reports
+	// neither Hits nor any output counts (nothing is known).
+	Hits *int `json:"hits,omitempty"`
+}
+
+// emptyResult matches the replies of a search that found nothing.
+var emptyResult = regexp.MustCompile(`(?i)^\s*(no\s+(matches|results|files|matching\s+\w+)(\s+(were\s+)?found)?|found\s+0\s+\w+|0\s+(matches|results|files)(\s+found)?|nothing\s+found|none|\[\]|\{\})[.!]?\s*$`)
+
+// found reports whether a search call found something (see Hits).
+func (c ToolCall) found() bool {
+	switch {
+	case c.Hits != nil:
+		return *c.Hits > 0
+	case len(c.Files) > 0:
+		return true
+	case c.Output == "":
+		return true // nothing reported: nothing known
+	}
+	return strings.TrimSpace(c.Output) != "" && !emptyResult.MatchString(c.Output)
 }
 
 const maxToolNameLen = 256
@@ -533,6 +556,21 @@ func ToolCallFromHook(name string, input, response json.RawMessage) (ToolCall, e
 	var parts responseParts
 	parts.walk(resp, "", 0)
 	c.Output, c.Files = parts.output(), parts.files
+	if len(bytes.TrimSpace(response)) > 0 {
+		// a response was given: how many results it holds is known
+		n := 0
+		if r, ok := resp.(map[string]any); ok {
+			for _, k := range []string{"numFiles", "numMatches", "numLines", "totalMatches", "num_results", "count"} {
+				if f, ok := r[k].(float64); ok && f > float64(n) {
+					n = int(f)
+				}
+			}
+		}
+		if n == 0 && (len(c.Files) > 0 || (strings.TrimSpace(c.Output) != "" && !emptyResult.MatchString(c.Output))) {
+			n = 1
+		}
+		c.Hits = &n
+	}
 	if r, ok := resp.(map[string]any); ok {
 		failed, _ := r["is_error"].(bool)
 		if b, _ := r["isError"].(bool); b {

@@ -306,8 +306,9 @@ func (t *Tracker) forceTerminal(cause, reason string) {
 
 // RecordToolCall records one tool call of the current round. Successful
 // calls that add an unseen file, pattern or query are new information;
-// search calls mark the round as a search round (the search budget counts
-// rounds, not calls); successful submit calls count against max_submits;
+// search calls that found something mark the round as a search round (the
+// search budget counts rounds, not calls, and an empty search costs none);
+// read calls mark it a read round (the read budget); successful submit calls count against max_submits;
 // successful note_finding calls count as findings. Calls after the session
 // ended are ignored. A call without a name or with an unknown status is an
 // error wrapping ErrInvalidToolCall.
@@ -331,7 +332,10 @@ func (t *Tracker) RecordToolCall(call ToolCall) (CallResult, error) {
 		}
 		switch kind {
 		case KindSearch:
-			r.Searched = true
+			// only a search that found something uses the search budget
+			if call.found() {
+				r.Searched = true
+			}
 		case KindRead:
 			r.Read = true
 		case KindSubmit:

@@ -114,7 +114,7 @@ func TestCodexConfigEdgeCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(out), "model = \"o3\"\n[features]\ncodex_hooks = true  # added by kaizen setup\nweb_search_request = true\n\n") {
+	if !strings.HasPrefix(string(out), "model = \"o3\"\n[features]\nweb_search_request = true\n\n") || strings.Contains(string(out), "codex_hooks") {
 		t.Errorf("install:\n%s", out)
 	}
 	back, empty, err := codexConfigUninstall(out)
@@ -129,14 +129,15 @@ func TestCodexConfigEdgeCases(t *testing.T) {
 	if _, empty, err = codexConfigUninstall(out); err != nil || !empty {
 		t.Errorf("uninstall of a kaizen-only file: empty %v, %v", empty, err)
 	}
-	// codex_hooks = false is the user's choice: kept, with a note
+	// codex_hooks = false is the user's choice: kept, with a note (setup
+	// writes no feature flag: hooks are on by default since Codex 0.124)
 	out, notes, err := codexConfigInstall([]byte("[features]\ncodex_hooks = false\n"), srv)
 	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "false") || !strings.Contains(string(out), "codex_hooks = false\n") {
 		t.Errorf("disabled hooks: %s, %q, %v", out, notes, err)
 	}
-	// features defined inline: note, and the MCP server is still added
+	// features defined inline: left alone, and the MCP server is added
 	out, notes, err = codexConfigInstall([]byte("features = { web_search_request = true }\n"), srv)
-	if err != nil || len(notes) != 1 || !strings.Contains(string(out), "[mcp_servers.kaizen]") {
+	if err != nil || len(notes) != 0 || !strings.Contains(string(out), "[mcp_servers.kaizen]") {
 		t.Errorf("inline features: %s, %q, %v", out, notes, err)
 	}
 	// quoted table names are recognised

@@ -52,7 +52,18 @@ const (
 	KindTool        Kind = "tool"
 	KindToolFailure Kind = "tool_failure"
 	KindStop        Kind = "stop"
+	// KindActivity: a file edit reported on its own, a context compaction.
+	KindActivity Kind = "activity"
+	// KindEnd: the session ended; kaizen closes its task.
+	KindEnd Kind = "end"
+	// KindPreTool is a tool about to run: nothing is recorded, the hook
+	// only answers (the seam of a pre-execution check).
+	KindPreTool Kind = "pre_tool"
 )
+
+// Recorded reports whether events of the kind are recorded (spooled and
+// ingested); the others only get an answer.
+func (k Kind) Recorded() bool { return k != KindPreTool }
 
 // eventSpec describes one client event: the task event it records, and
 // what kaizen may inject in answer.
@@ -67,41 +78,52 @@ type eventSpec struct {
 	install bool
 }
 
-// The events of each client, by the client's own event name.
+// The events of each client, by the client's own event name. Targeted
+// versions and sources: docs/clients.md (Claude Code 2.1.332, Codex
+// 0.169.0, Cursor's agent runtime 1.0.32, opencode 1.18.33 and 2.x).
 //
-// Sources:
-//   - Claude Code: https://code.claude.com/docs/en/hooks (events, stdin
-//     fields, hookSpecificOutput.additionalContext, exit codes).
-//   - Codex CLI: https://developers.openai.com/codex/hooks and the
-//     generated schemas in github.com/openai/codex
-//     codex-rs/hooks/schema/generated (Claude-compatible payloads; no
-//     tool-failure event: PostToolUse also fires after a failed Bash
-//     command, whose tool_response starts "Exit code: N").
-//   - Cursor: https://cursor.com/docs/hooks (hooks.json version 1;
-//     conversation_id, workspace_roots; sessionStart, beforeSubmitPrompt,
-//     postToolUse, postToolUseFailure, stop).
-//   - opencode: no command hooks; the plugin that setup writes
-//     (https://opencode.ai/docs/plugins) sends kaizen's own payload.
+//   - Claude Code: events, stdin fields and hookSpecificOutput from the
+//     Agent SDK's hook types (sdk.d.ts) and the settings schema.
+//   - Codex CLI: the hook schemas embedded in the binary (Claude-compatible
+//     payloads; no tool-failure event: PostToolUse also fires after a
+//     failed command, whose tool_response starts "Exit code: N").
+//   - Cursor: hooks.json version 1 and the runtime's hook validators
+//     (conversation_id, workspace_roots; additional_context accepted on
+//     sessionStart, beforeSubmitPrompt, preToolUse, postToolUse and
+//     postToolUseFailure).
+//   - opencode: no command hooks; the plugin that setup writes sends
+//     kaizen's own payload.
 var events = map[Client]map[string]eventSpec{
 	Claude: {
 		"SessionStart":       {kind: KindStart, guidance: true, install: true},
 		"UserPromptSubmit":   {kind: KindPrompt, warnings: true, install: true},
+		"PreToolUse":         {kind: KindPreTool, install: true},
 		"PostToolUse":        {kind: KindTool, install: true},
 		"PostToolUseFailure": {kind: KindToolFailure, install: true},
 		"Stop":               {kind: KindStop, install: true},
+		"StopFailure":        {kind: KindStop, install: true},
+		"PreCompact":         {kind: KindActivity, install: true},
+		"SessionEnd":         {kind: KindEnd, install: true},
 	},
 	Codex: {
 		"SessionStart":     {kind: KindStart, guidance: true, install: true},
 		"UserPromptSubmit": {kind: KindPrompt, warnings: true, install: true},
+		"PreToolUse":       {kind: KindPreTool},
 		"PostToolUse":      {kind: KindTool, install: true}, // tool_failure when the tool failed
 		"Stop":             {kind: KindStop, install: true},
+		"PreCompact":       {kind: KindActivity, install: true},
+		"SessionEnd":       {kind: KindEnd, install: true},
 	},
 	Cursor: {
 		"sessionStart":       {kind: KindStart, guidance: true, install: true},
-		"beforeSubmitPrompt": {kind: KindPrompt, install: true}, // no context injection in Cursor
+		"beforeSubmitPrompt": {kind: KindPrompt, warnings: true, install: true},
+		"preToolUse":         {kind: KindPreTool},
 		"postToolUse":        {kind: KindTool, install: true},
 		"postToolUseFailure": {kind: KindToolFailure, install: true},
+		"afterFileEdit":      {kind: KindActivity, install: true},
+		"preCompact":         {kind: KindActivity, install: true},
 		"stop":               {kind: KindStop, install: true},
+		"sessionEnd":         {kind: KindEnd, install: true},
 		// older Cursor versions without the generic tool events
 		"afterShellExecution": {kind: KindTool},
 		"afterMCPExecution":   {kind: KindTool},
@@ -111,13 +133,36 @@ var events = map[Client]map[string]eventSpec{
 		"chat.message":       {kind: KindPrompt, warnings: true, install: true},
 		"tool.execute.after": {kind: KindTool, install: true},
 		"tool.failed":        {kind: KindToolFailure, install: true},
+		"file.edited":        {kind: KindActivity, install: true},
+		"session.compacted":  {kind: KindActivity, install: true},
 		"session.idle":       {kind: KindStop, install: true},
+		"session.end":        {kind: KindEnd, install: true},
 	},
+}
+
+// ClientEvents are the hook event names each client accepts in its
+// configuration at the version kaizen targets (docs/clients.md). Cursor
+// rejects a whole hooks.json that names an event outside its list, so
+// setup writes no name that is not here.
+var ClientEvents = map[Client][]string{
+	Claude: {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification", "UserPromptSubmit",
+		"UserPromptExpansion", "SessionStart", "SessionEnd", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+		"PreCompact", "PostCompact", "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup",
+		"TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
+		"WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded", "MessageDisplay",
+		"PreSkillShellCommand"},
+	Codex: {"PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
+		"UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop", "Interrupt"},
+	Cursor: {"beforeShellExecution", "beforeMCPExecution", "afterShellExecution", "afterMCPExecution", "beforeReadFile",
+		"afterFileEdit", "beforeTabFileRead", "afterTabFileEdit", "stop", "beforeSubmitPrompt", "afterAgentResponse",
+		"afterAgentThought", "sessionStart", "sessionEnd", "preCompact", "subagentStart", "subagentStop", "preToolUse",
+		"postToolUse", "postToolUseFailure", "workspaceOpen"},
 }
 
 // Events lists the events of a client that setup installs, in lifecycle order.
 func Events(c Client) []string {
-	order := map[Kind]int{KindStart: 0, KindPrompt: 1, KindTool: 2, KindToolFailure: 3, KindStop: 4}
+	order := map[Kind]int{KindStart: 0, KindPrompt: 1, KindPreTool: 2, KindTool: 3, KindToolFailure: 4, KindActivity: 5,
+		KindStop: 6, KindEnd: 7}
 	var names []string
 	for name, spec := range events[c] {
 		if spec.install {
@@ -179,6 +224,17 @@ type Event struct {
 	StopHookActive bool `json:"stop_hook_active,omitempty"`
 	// Source is how a session started (startup, resume, clear, compact).
 	Source string `json:"source,omitempty"`
+	// Plan is the text of a plan or to-do list the agent wrote with a
+	// planning tool (its strategies count as the task's).
+	Plan string `json:"plan,omitempty"`
+	// Files are the files the event edited.
+	Files []string `json:"files,omitempty"`
+	// Signal is the event's decisive signal about the task's success
+	// (learning.Signal: a test run's result, the user's verdict on the
+	// agent's work, the client's stop status).
+	Signal string `json:"signal,omitempty"`
+	// EndReason is why the client ended the session.
+	EndReason string `json:"end_reason,omitempty"`
 }
 
 // TaskID is the kaizen task of the event's session: the client name, a
@@ -240,6 +296,12 @@ func (p payload) raw(key string) json.RawMessage {
 // ErrNoSession: the payload names no session, so there is no task to track.
 var ErrNoSession = errors.New("the payload has no session id")
 
+// ErrForeignPayload: the payload was sent by another client than the one
+// the command names (Cursor runs the hooks of Claude Code's settings files
+// with its own payloads); it is ignored, as that client's own hook
+// records the event.
+var ErrForeignPayload = errors.New("the payload comes from another client")
+
 // Parse reads one hook payload of a client's event.
 func Parse(c Client, name string, data []byte) (Event, error) {
 	spec, err := lookupEvent(c, name)
@@ -254,14 +316,20 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 		return Event{}, fmt.Errorf("the %s %s payload is null, not a JSON object", c, name)
 	}
 	ev := Event{Client: c, Name: name, Kind: spec.kind}
+	interrupted := false
 	switch c {
 	case Claude, Codex:
 		// Claude Code: common fields session_id, transcript_path, cwd,
 		// permission_mode, hook_event_name; prompt (UserPromptSubmit);
-		// tool_name, tool_input, tool_response, tool_use_id (PostToolUse);
-		// error, is_interrupt (PostToolUseFailure); stop_hook_active,
-		// last_assistant_message (Stop); source (SessionStart). Codex sends
-		// the same names (plus turn_id and model).
+		// tool_name, tool_input, tool_response, tool_use_id (PreToolUse,
+		// PostToolUse); error, is_interrupt (PostToolUseFailure);
+		// stop_hook_active, last_assistant_message (Stop); error
+		// (StopFailure); source (SessionStart); reason (SessionEnd);
+		// trigger (PreCompact). Codex sends the same names (plus turn_id
+		// and model).
+		if p["cursor_version"] != nil || p["conversation_id"] != nil {
+			return ev, fmt.Errorf("%w: %s %s received a Cursor payload (Cursor also runs Claude Code's hooks)", ErrForeignPayload, c, name)
+		}
 		ev.SessionID = p.str("session_id")
 		ev.Dir = p.str("cwd")
 		ev.Source = p.str("source")
@@ -271,8 +339,9 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 		ev.ToolResponse = p.raw("tool_response")
 		ev.StopHookActive = p.boolean("stop_hook_active")
 		ev.LastMessage = p.str("last_assistant_message")
+		interrupted = p.boolean("is_interrupt")
 		switch {
-		case ev.Kind == KindToolFailure && p.boolean("is_interrupt"):
+		case ev.Kind == KindToolFailure && interrupted:
 			// the user interrupted the tool: not a failure of the agent
 			ev.Kind = KindTool
 		case ev.Kind == KindToolFailure:
@@ -282,12 +351,20 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 				ev.Kind, ev.Error = KindToolFailure, msg
 			}
 		}
+		switch name {
+		case "StopFailure":
+			ev.Signal = "stop_error"
+		case "SessionEnd":
+			ev.EndReason = p.str("reason")
+		}
 	case Cursor:
 		// Cursor: common fields conversation_id, generation_id,
-		// workspace_roots, hook_event_name (session_id in newer versions);
-		// prompt (beforeSubmitPrompt); tool_name, tool_input (postToolUse);
-		// error_message, failure_type (postToolUseFailure); command, cwd
-		// (afterShellExecution).
+		// session_id (= conversation_id), workspace_roots,
+		// hook_event_name; prompt (beforeSubmitPrompt); tool_name,
+		// tool_input, tool_output (postToolUse); error_message,
+		// failure_type (postToolUseFailure); command, output, cwd
+		// (afterShellExecution); file_path, edits (afterFileEdit); status
+		// (stop); reason, final_status (sessionEnd).
 		ev.SessionID = p.str("conversation_id")
 		if ev.SessionID == "" {
 			ev.SessionID = p.str("session_id")
@@ -304,23 +381,49 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 		switch name {
 		case "afterShellExecution":
 			ev.ToolName = "Shell"
+			if cmd := p.str("command"); cmd != "" && ev.ToolInput == nil {
+				ev.ToolInput, _ = json.Marshal(map[string]string{"command": cmd})
+			}
 		case "postToolUseFailure":
 			ev.Error = p.text("error_message")
 			if ev.Error == "" {
 				ev.Error = p.text("failure_type")
 			}
+			if p.boolean("is_interrupt") {
+				ev.Kind, ev.Error, interrupted = KindTool, "", true
+			}
+		case "afterFileEdit":
+			if f := p.str("file_path"); f != "" {
+				ev.Files = []string{f}
+			}
+		case "stop":
+			ev.Signal = stopSignal(p.str("status"))
+		case "sessionEnd":
+			ev.EndReason = p.str("reason")
+			ev.Signal = stopSignal(p.str("final_status"))
 		}
 	case Opencode:
 		// kaizen's own payload, sent by the plugin setup writes:
-		// session_id, cwd, prompt, tool_name, error.
+		// session_id, cwd, prompt, tool_name, tool_input, error, files,
+		// reason.
 		ev.SessionID = p.str("session_id")
 		ev.Dir = p.str("cwd")
 		ev.Prompt = p.str("prompt")
 		ev.ToolName = p.str("tool_name")
+		ev.ToolInput = p.raw("tool_input")
 		ev.Error = p.str("error")
+		ev.Files = p.strings("files")
+		ev.EndReason = p.str("reason")
 	}
 	if strings.TrimSpace(ev.SessionID) == "" {
 		return ev, ErrNoSession
+	}
+	if name == "PreCompact" || name == "preCompact" || name == "session.compacted" {
+		ev.Source = "compact"
+	}
+	derive(&ev)
+	if interrupted && (ev.Signal == "test_pass" || ev.Signal == "test_fail") {
+		ev.Signal = "" // an interrupted test run says nothing
 	}
 	return ev, nil
 }

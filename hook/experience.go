@@ -30,22 +30,19 @@ const (
 	maxToolExcerpt = 1 << 10
 )
 
-// experience captures the event's turn and, for a prompt the client can
-// add context to (inject), recalls the experience of past tasks about it.
-// It returns the text to inject ("" when nothing was recalled). Each step
-// is one call of the backend; the first failure ends it, with nothing to
-// inject.
+// capture captures the event's turn as a turn of the session's task:
 //
-//   - prompt: the prompt is captured as a user turn of the session's task,
-//     then recalled with the prompt as the query and the task as the
-//     current task (its recent turns give the live signals);
-//   - stop: the agent's last reply, when the client sends it, is captured
-//     as an assistant turn;
-//   - tool failure: a short excerpt of the error is captured as a tool
-//     turn, so that live signals see repeated failures.
-func (h *Handler) experience(ctx context.Context, ev Event, inject bool) (string, error) {
+//   - prompt: the prompt, as a user turn;
+//   - stop: the agent's last reply, when the client sends it, as an
+//     assistant turn;
+//   - tool failure: a short excerpt of the error, as a tool turn, so that
+//     live signals see repeated failures.
+//
+// With an event id the turn carries it as its turn id, so that capturing
+// the same event twice stores it once.
+func (h *Handler) capture(ctx context.Context, ev Event, id, stamp string) error {
 	in := kaizen.CaptureInput{Project: h.Project, TaskID: ev.TaskID(), Source: string(ev.Client)}
-	var turn kaizen.TurnInput
+	turn := kaizen.TurnInput{TurnID: id, Time: stamp}
 	switch ev.Kind {
 	case KindPrompt:
 		turn.Role, turn.Content = string(experience.RoleUser), cleanText(ev.Prompt, maxCapturedText)
@@ -62,20 +59,27 @@ func (h *Handler) experience(ctx context.Context, ev Event, inject bool) (string
 		}
 		turn.Role, turn.Content = string(experience.RoleTool), "Tool "+name+" failed: "+msg
 	default:
-		return "", nil
+		return nil
 	}
 	if turn.Content == "" {
-		return "", nil // nothing said (an empty prompt, a stop without the reply)
+		return nil // nothing said (an empty prompt, a stop without the reply)
 	}
 	in.Turns = []kaizen.TurnInput{turn}
 	if _, err := h.Experience.Capture(ctx, in); err != nil {
-		return "", fmt.Errorf("capture the %s turn: %w", turn.Role, err)
+		return fmt.Errorf("capture the %s turn: %w", turn.Role, err)
 	}
-	if ev.Kind != KindPrompt || !inject {
+	return nil
+}
+
+// recall recalls the experience of past tasks about a prompt, with the
+// session's task as the current task (its recent turns give the live
+// signals), and renders it for injection ("" when nothing was recalled).
+func (h *Handler) recall(ctx context.Context, ev Event) (string, error) {
+	query := cleanText(ev.Prompt, maxRecallQuery)
+	if strings.TrimSpace(query) == "" {
 		return "", nil
 	}
-	res, err := h.Experience.Recall(ctx, kaizen.RecallInput{Project: h.Project, TaskID: in.TaskID,
-		Query: cleanText(ev.Prompt, maxRecallQuery)})
+	res, err := h.Experience.Recall(ctx, kaizen.RecallInput{Project: h.Project, TaskID: ev.TaskID(), Query: query})
 	if err != nil {
 		return "", fmt.Errorf("recall: %w", err)
 	}

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/explore"
@@ -37,7 +38,10 @@ type ExploreAdvisor struct {
 // Advise implements Advisor.
 func (a ExploreAdvisor) Advise(ctx context.Context, in AdviceInput) (Advice, error) {
 	ev := in.Event
-	req := kaizen.ExploreEventInput{Project: in.Project, SessionID: ev.TaskID()}
+	req := kaizen.ExploreEventInput{Project: in.Project, SessionID: ev.TaskID(), EventID: in.EventID}
+	if !in.At.IsZero() {
+		req.At = in.At.UTC().Format(time.RFC3339Nano)
+	}
 	switch ev.Kind {
 	case KindTool, KindToolFailure:
 		req.AutoStart = true

@@ -228,8 +228,14 @@ func TestGuidanceInjection(t *testing.T) {
 	if !strings.Contains(cursor.AdditionalContext, "AVOID") {
 		t.Errorf("cursor: %s", out)
 	}
-	// Cursor's prompt hook cannot inject: it only lets the prompt through
-	if _, out = b.send(t, hook.Cursor, "beforeSubmitPrompt"); string(out) != "{\"continue\":true}\n" {
+	// Cursor's prompt hook adds context and always lets the prompt through
+	_, out = b.send(t, hook.Cursor, "beforeSubmitPrompt")
+	var prompt struct {
+		Continue          bool   `json:"continue"`
+		AdditionalContext string `json:"additional_context"`
+	}
+	mustDecode(t, out, &prompt)
+	if !prompt.Continue || !strings.Contains(prompt.AdditionalContext, "Your plan uses an anti-pattern") {
 		t.Errorf("cursor prompt: %s", out)
 	}
 

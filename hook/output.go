@@ -3,16 +3,17 @@ package hook
 // Render writes a response in the format the client reads from a hook's
 // standard output; nil means print nothing (a no-op for every client).
 //
-//   - Claude Code (https://code.claude.com/docs/en/hooks, "JSON output"):
-//     {"hookSpecificOutput": {"hookEventName": E, "additionalContext": ...}}
-//     for SessionStart, UserPromptSubmit, PostToolUse and
-//     PostToolUseFailure; a Stop that should continue answers
-//     {"decision": "block", "reason": ...}.
-//   - Codex (https://developers.openai.com/codex/hooks): the same shapes
-//     for SessionStart, UserPromptSubmit, PostToolUse and Stop.
-//   - Cursor (https://cursor.com/docs/hooks): {"additional_context": ...}
-//     for sessionStart, {"continue": true} for beforeSubmitPrompt (which
-//     cannot add context), {"followup_message": ...} for a stop that
+//   - Claude Code 2.1.332: {"hookSpecificOutput": {"hookEventName": E,
+//     "additionalContext": ...}} for SessionStart, UserPromptSubmit,
+//     PreToolUse, PostToolUse and PostToolUseFailure; a Stop that should
+//     continue answers {"decision": "block", "reason": ...}; nothing for
+//     StopFailure, PreCompact and SessionEnd.
+//   - Codex 0.169.0: the same shapes (its output schemas reject unknown
+//     keys, so nothing else is ever added).
+//   - Cursor: {"additional_context": ...} for sessionStart, preToolUse,
+//     postToolUse and postToolUseFailure; {"continue": true,
+//     "additional_context": ...} for beforeSubmitPrompt (which must always
+//     let the prompt through); {"followup_message": ...} for a stop that
 //     should continue.
 //   - opencode: the plain text, read by kaizen's plugin.
 func Render(c Client, name string, r Response) []byte {
@@ -22,11 +23,14 @@ func Render(c Client, name string, r Response) []byte {
 	}
 	switch c {
 	case Claude, Codex:
-		if spec.kind == KindStop {
-			if r.Continue == "" {
+		switch spec.kind {
+		case KindStop:
+			if r.Continue == "" || name == "StopFailure" {
 				return nil
 			}
 			return mustJSON(map[string]any{"decision": "block", "reason": r.Continue})
+		case KindEnd, KindActivity:
+			return nil
 		}
 		if r.Context == "" {
 			return nil
@@ -35,19 +39,20 @@ func Render(c Client, name string, r Response) []byte {
 			"hookEventName": name, "additionalContext": r.Context}})
 	case Cursor:
 		switch name {
-		case "sessionStart":
+		case "sessionStart", "preToolUse", "postToolUse", "postToolUseFailure":
 			if r.Context != "" {
 				return mustJSON(map[string]any{"additional_context": r.Context})
 			}
 		case "beforeSubmitPrompt":
+			if r.Context != "" {
+				return mustJSON(map[string]any{"continue": true, "additional_context": r.Context})
+			}
 			return NoOp(c, name)
 		case "stop":
 			if r.Continue != "" {
 				return mustJSON(map[string]any{"followup_message": r.Continue})
 			}
 		}
-		// Cursor documents no context field for its tool events; an
-		// advisor's context after a tool call is dropped there.
 		return nil
 	case Opencode:
 		if r.Context == "" {

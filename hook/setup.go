@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +20,19 @@ type Scope string
 const (
 	ScopeProject Scope = "project"
 	ScopeUser    Scope = "user"
+	// ScopeLocal is Claude Code's local scope: this project, for this user
+	// only, in files git does not track (.claude/settings.local.json, and
+	// the project's entry of ~/.claude.json).
+	ScopeLocal Scope = "local"
 )
+
+// Scopes lists the scopes of a client, the one setup uses by default first.
+func Scopes(c Client) []Scope {
+	if c == Claude {
+		return []Scope{ScopeProject, ScopeLocal, ScopeUser}
+	}
+	return []Scope{ScopeProject, ScopeUser}
+}
 
 // Paths locates the configuration files of the clients.
 type Paths struct {
@@ -42,6 +55,9 @@ type SetupOptions struct {
 	// the executable and any global flags (--home DIR).
 	Command   []string
 	Uninstall bool
+	// MCPTools is the MCP tool profile the client's MCP server offers
+	// ("core", the default, or "full").
+	MCPTools string
 }
 
 // FileChange is the planned new state of one file.
@@ -87,13 +103,13 @@ func PlanSetup(o SetupOptions, read ReadFunc) (*SetupPlan, error) {
 	if len(o.Command) == 0 || o.Command[0] == "" {
 		return nil, errors.New("setup: the kaizen command is empty")
 	}
-	if o.Scope != ScopeProject && o.Scope != ScopeUser {
-		return nil, fmt.Errorf("setup: unknown scope %q: use project or user", o.Scope)
+	if !slices.Contains(Scopes(o.Client), o.Scope) {
+		return nil, fmt.Errorf("setup: scope %q is not one of %s's scopes: %v", o.Scope, o.Client, Scopes(o.Client))
 	}
-	if o.Scope == ScopeProject && o.Paths.ProjectDir == "" {
+	if (o.Scope == ScopeProject || o.Scope == ScopeLocal) && o.Paths.ProjectDir == "" {
 		return nil, errors.New("setup: no project directory")
 	}
-	if o.Scope == ScopeUser && o.Paths.Home == "" {
+	if (o.Scope == ScopeUser || o.Scope == ScopeLocal) && o.Paths.Home == "" {
 		return nil, errors.New("setup: no home directory")
 	}
 	s := &planner{o: o, read: read, plan: &SetupPlan{}}
@@ -141,32 +157,46 @@ func (s *planner) hookCommand(event string) string {
 
 // mcpArgs are the arguments of the MCP server command.
 func (s *planner) mcpArgs() []string {
-	return append(append([]string{}, s.o.Command[1:]...), "mcp")
+	tools := s.o.MCPTools
+	if tools == "" {
+		tools = "core"
+	}
+	return append(append([]string{}, s.o.Command[1:]...), "mcp", "--tools", tools)
 }
 
 func (s *planner) claude() error {
-	mcpPath, settings := s.project(".mcp.json"), s.project(".claude", "settings.json")
-	if s.o.Scope == ScopeUser {
+	// Claude Code 2.1.332 (docs/clients.md): project servers in .mcp.json,
+	// user servers in ~/.claude.json, local (this project, this user) ones
+	// under projects["<dir>"] of ~/.claude.json, all as "mcpServers"; hooks
+	// in .claude/settings.json, .claude/settings.local.json or
+	// ~/.claude/settings.json.
+	mcpPath, container, settings := s.project(".mcp.json"), []string{"mcpServers"}, s.project(".claude", "settings.json")
+	switch s.o.Scope {
+	case ScopeUser:
 		mcpPath, settings = s.home(".claude.json"), s.home(".claude", "settings.json")
+	case ScopeLocal:
+		mcpPath, settings = s.home(".claude.json"), s.project(".claude", "settings.local.json")
+		container = []string{"projects", s.o.Paths.ProjectDir, "mcpServers"}
 	}
-	// https://code.claude.com/docs/en/mcp: project servers in .mcp.json,
-	// user servers in ~/.claude.json, both under "mcpServers".
-	if err := s.mcpServer(mcpPath, "mcpServers", nil, []field{
+	if err := s.mcpServer(mcpPath, container, nil, []field{
 		{"type", jsonString("stdio")},
 		{"command", jsonString(s.o.Command[0])},
 		{"args", jsonStrings(s.mcpArgs()...)},
 	}, isEmptyDoc); err != nil {
 		return err
 	}
-	// https://code.claude.com/docs/en/hooks: hooks.<Event>[] = {matcher?,
-	// hooks: [{type: "command", command, timeout}]}
+	// hooks.<Event>[] = {matcher?, hooks: [{type: "command", command,
+	// timeout}]}
 	if err := s.hooks(settings, nested, nil, isEmptyDoc); err != nil {
 		return err
 	}
 	if !s.o.Uninstall {
 		s.note("Claude Code reads its hooks when a session starts: start a new session (or review them with /hooks).")
-		if s.o.Scope == ScopeProject {
+		switch s.o.Scope {
+		case ScopeProject:
 			s.note("Claude Code asks once before using the project's MCP servers from .mcp.json.")
+		case ScopeLocal:
+			s.note(".claude/settings.local.json is for you only: Claude Code keeps it out of git.")
 		}
 	}
 	return nil
@@ -183,14 +213,22 @@ func (s *planner) codex() error {
 	if err := s.codexConfig(filepath.Join(dir, "config.toml")); err != nil {
 		return err
 	}
-	// https://developers.openai.com/codex/hooks: hooks.json next to the
-	// config layer, in Claude Code's shape.
-	if err := s.hooks(filepath.Join(dir, "hooks.json"), nested, nil, isEmptyDoc); err != nil {
+	// Codex 0.169.0: hooks.json next to the config layer, in Claude
+	// Code's shape.
+	hooksPath := filepath.Join(dir, "hooks.json")
+	if err := s.hooks(hooksPath, nested, nil, isEmptyDoc); err != nil {
 		return err
 	}
 	if !s.o.Uninstall {
+		s.note("Codex runs only hooks you have trusted, and skips new or changed ones silently: run `codex` once in a terminal " +
+			"and choose \"Trust all and continue\" when it lists kaizen's hooks (or review them with /hooks). Trust is kept per " +
+			"hook in ~/.codex/config.toml ([hooks.state]); running setup with another kaizen path or --home changes the hooks and " +
+			"asks for trust again.")
+		s.note("Workers started with `codex exec` run untrusted hooks only with --dangerously-bypass-hook-trust: trust them " +
+			"interactively first.")
 		if s.o.Scope == ScopeProject {
-			s.note("Codex loads a project's .codex/ directory only when the project is trusted.")
+			s.note("Codex loads a project's .codex/ directory only when the project is trusted (codex exec --trust, or the prompt " +
+				"when codex starts there).")
 		}
 		s.note("Codex has no tool-failure hook: a PostToolUse whose Bash output starts with a non-zero \"Exit code\" is recorded as a tool failure.")
 	}
@@ -202,7 +240,7 @@ func (s *planner) cursor() error {
 	if s.o.Scope == ScopeProject {
 		dir = s.project(".cursor")
 	}
-	if err := s.mcpServer(filepath.Join(dir, "mcp.json"), "mcpServers", nil, []field{
+	if err := s.mcpServer(filepath.Join(dir, "mcp.json"), []string{"mcpServers"}, nil, []field{
 		{"command", jsonString(s.o.Command[0])},
 		{"args", jsonStrings(s.mcpArgs()...)},
 	}, isEmptyDoc); err != nil {
@@ -217,7 +255,9 @@ func (s *planner) cursor() error {
 	}
 	if !s.o.Uninstall {
 		s.note("Restart Cursor (or reload the window) to load the hooks.")
-		s.note("Cursor's beforeSubmitPrompt hook cannot add context: warnings about anti-patterns in a prompt are not shown in Cursor.")
+		s.note("Cursor rejects a whole hooks.json that names an event it does not know: kaizen's events (sessionStart, " +
+			"beforeSubmitPrompt, postToolUse, postToolUseFailure, afterFileEdit, preCompact, stop, sessionEnd) need a Cursor " +
+			"with the agent runtime 1.0.32 or later; with an older one, run setup --uninstall.")
 	}
 	return nil
 }
@@ -242,7 +282,7 @@ func (s *planner) opencode() error {
 	// https://opencode.ai/docs/mcp-servers: "mcp": {"<name>": {"type":
 	// "local", "command": [...], "enabled": true}}
 	newDoc := func() *jsonNode { return jsonObject("$schema", jsonString("https://opencode.ai/config.json")) }
-	if err := s.mcpServer(config, "mcp", newDoc, []field{
+	if err := s.mcpServer(config, []string{"mcp"}, newDoc, []field{
 		{"type", jsonString("local")},
 		{"command", jsonStrings(append([]string{s.o.Command[0]}, s.mcpArgs()...)...)},
 		{"enabled", jsonBool(true)},
@@ -255,7 +295,8 @@ func (s *planner) opencode() error {
 		return err
 	}
 	if !s.o.Uninstall {
-		s.note("Restart opencode to load the plugin; it runs `kaizen hook opencode <event>` for session, prompt, tool and idle events.")
+		s.note("Restart opencode to load the plugin (one file for opencode 1.x and 2.x); it runs `kaizen hook opencode <event>` " +
+			"for session, prompt, tool, file, idle and end events.")
 	}
 	return nil
 }
@@ -336,13 +377,27 @@ func (s *planner) editJSON(path, what string, newDoc func() *jsonNode, edit func
 }
 
 // mcpServer adds, updates or removes the "kaizen" member of the servers
-// object named container. Only the fields kaizen sets are updated, so
-// fields a user added to the entry (env, timeouts) stay.
-func (s *planner) mcpServer(path, container string, newDoc func() *jsonNode, fields []field, empty func(*jsonNode) bool) error {
+// object at the container path (nested objects, created when missing).
+// Only the fields kaizen sets are updated, so fields a user added to the
+// entry (env, timeouts) stay.
+func (s *planner) mcpServer(path string, container []string, newDoc func() *jsonNode, fields []field, empty func(*jsonNode) bool) error {
 	return s.editJSON(path, "MCP server \"kaizen\"", newDoc, func(doc *jsonNode) (bool, error) {
-		servers := doc.get(container)
-		if servers != nil && !servers.isObject() {
-			return false, fmt.Errorf("%q is not an object", container)
+		parents := []*jsonNode{doc}
+		servers := doc
+		for _, key := range container {
+			next := servers.get(key)
+			if next != nil && !next.isObject() {
+				return false, fmt.Errorf("%q is not an object", strings.Join(container, "."))
+			}
+			if next == nil {
+				if s.o.Uninstall {
+					return false, nil
+				}
+				next = &jsonNode{kind: '{'}
+				servers.set(key, next)
+			}
+			parents = append(parents, next)
+			servers = next
 		}
 		if s.o.Uninstall {
 			kz := servers.get("kaizen")
@@ -354,14 +409,11 @@ func (s *planner) mcpServer(path, container string, newDoc func() *jsonNode, fie
 				return false, nil
 			}
 			servers.del("kaizen")
-			if len(servers.keys) == 0 {
-				doc.del(container)
+			// drop the objects left empty, from the servers object up
+			for i := len(parents) - 1; i > 0 && len(parents[i].keys) == 0; i-- {
+				parents[i-1].del(container[i-1])
 			}
 			return true, nil
-		}
-		if servers == nil {
-			servers = &jsonNode{kind: '{'}
-			doc.set(container, servers)
 		}
 		kz := servers.get("kaizen")
 		if !kz.isObject() {
@@ -616,7 +668,7 @@ func (s *planner) codexConfig(path string) error {
 		return nil
 	}
 	c := FileChange{Path: path, Existed: existed, Before: data, Mode: mode,
-		What: "MCP server [mcp_servers.kaizen], [features] codex_hooks"}
+		What: "MCP server [mcp_servers.kaizen]"}
 	if s.o.Uninstall {
 		out, empty, err := codexConfigUninstall(data)
 		if err != nil {
@@ -631,9 +683,8 @@ func (s *planner) codexConfig(path string) error {
 			c.After = out
 		}
 	} else {
-		// https://developers.openai.com/codex/config-reference:
-		// [mcp_servers.<name>] command, args; hooks need [features]
-		// codex_hooks = true (https://developers.openai.com/codex/hooks).
+		// Codex 0.169.0: [mcp_servers.<name>] command, args; hooks are
+		// on by default (no [features] flag).
 		out, notes, err := codexConfigInstall(data, codexServer{Command: s.o.Command[0], Args: s.mcpArgs()})
 		if err != nil {
 			return fmt.Errorf("%s: %v; kaizen setup leaves it untouched: fix it and run setup again", path, err)

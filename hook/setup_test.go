@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -304,7 +305,7 @@ func TestSetupUpdatesItsEntries(t *testing.T) {
 		t.Errorf(".mcp.json:\n%s", mcp)
 	}
 	if !strings.Contains(settings, `"statusMessage": "kaizen"`) || strings.Contains(settings, "/old/") ||
-		strings.Count(settings, "/new/bin/kaizen --home /data/kz hook claude") != 5 {
+		strings.Count(settings, "/new/bin/kaizen --home /data/kz hook claude") != len(hook.Events(hook.Claude)) {
 		t.Errorf("settings.json:\n%s", settings)
 	}
 }
@@ -433,3 +434,21 @@ func TestAppendLogRotatesAndFallsBack(t *testing.T) {
 }
 
 var fixedTime = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// Setup writes only event names the targeted version of each client
+// accepts (Cursor rejects a whole hooks.json that names an unknown one).
+func TestSetupWritesOnlyEventsTheClientKnows(t *testing.T) {
+	t.Parallel()
+	for c, known := range hook.ClientEvents {
+		for _, e := range hook.Events(c) {
+			if !slices.Contains(known, e) {
+				t.Errorf("%s: setup installs %q, which %s does not know", c, e, c)
+			}
+		}
+	}
+	for _, c := range []hook.Client{hook.Claude, hook.Codex, hook.Cursor} {
+		if len(hook.ClientEvents[c]) == 0 {
+			t.Errorf("no event list for %s", c)
+		}
+	}
+}

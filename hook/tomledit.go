@@ -430,31 +430,18 @@ func codexConfigInstall(data []byte, srv codexServer) ([]byte, []string, error) 
 		changed = true
 	}
 
+	// Hooks are on by default since Codex 0.124 ("hooks" is the stable
+	// feature key; "codex_hooks" a deprecated alias that makes Codex print
+	// a deprecation notice at every start): setup writes no flag, and
+	// removes the one an earlier setup wrote.
 	features, _ := tomlTable(orig, "features")
-	flag, hasFlag := features["codex_hooks"]
-	switch {
-	case flag == true:
-	case hasFlag:
-		notes = append(notes, "[features] codex_hooks is set to false: Codex will not run kaizen's hooks until you set it to true")
-	default:
-		var fh *tomlHeader
-		for _, h := range t.headers() {
-			if !h.array && keyIs(h.key, "features") {
-				fh = &h
-				break
-			}
-		}
-		switch {
-		case fh != nil:
-			t.insert(fh.line+1, "codex_hooks = true  "+tomlMarker)
-			changed = true
-		case orig["features"] != nil:
-			notes = append(notes, "[features] is defined inline: add codex_hooks = true to it by hand, so Codex runs the hooks")
-		default:
-			t.appendBlock("", "[features]  "+tomlMarker, "codex_hooks = true  "+tomlMarker)
-			changed = true
+	for _, key := range []string{"hooks", "codex_hooks"} {
+		if v, ok := features[key]; ok && v == false {
+			notes = append(notes, fmt.Sprintf("[features] %s = false: Codex runs no hooks, kaizen's included, until you remove that line", key))
 		}
 	}
+	removedFlag := t.removeKaizenFlag()
+	changed = changed || removedFlag
 	if !changed {
 		return nil, notes, nil
 	}
@@ -463,11 +450,42 @@ func codexConfigInstall(data []byte, srv codexServer) ([]byte, []string, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("internal error: the edited file does not parse (%v); nothing was written", err)
 	}
-	hooksAdded := flag == nil && hasFlagNow(after)
-	if !reflect.DeepEqual(withoutKaizen(after, hooksAdded), withoutKaizen(orig, false)) || !srv.matches(after) {
+	if !reflect.DeepEqual(withoutKaizen(after, false), withoutKaizen(orig, removedFlag)) || !srv.matches(after) {
 		return nil, nil, errors.New("internal error: the edit would change more than kaizen's entries; nothing was written")
 	}
 	return out, notes, nil
+}
+
+// removeKaizenFlag removes the `codex_hooks = true` line an earlier setup
+// wrote (marked as kaizen's), and the [features] table when setup created
+// it and nothing else is left in it. It reports whether it removed the
+// flag.
+func (t *tomlLines) removeKaizenFlag() bool {
+	removedFlag := false
+	for i := 0; i < len(t.lines); i++ {
+		line := strings.TrimSpace(t.lines[i])
+		if t.code[i] && strings.HasPrefix(line, "codex_hooks") && strings.HasSuffix(line, tomlMarker) {
+			t.remove(i, i+1)
+			removedFlag = true
+			i--
+		}
+	}
+	for _, h := range t.headers() {
+		if keyIs(h.key, "features") && strings.HasSuffix(strings.TrimSpace(t.lines[h.line]), tomlMarker) {
+			end := t.blockEnd(h.line)
+			empty := true
+			for _, l := range t.lines[h.line+1 : end] {
+				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+					empty = false
+				}
+			}
+			if empty {
+				t.remove(h.line, end)
+			}
+			break
+		}
+	}
+	return removedFlag
 }
 
 func hasFlagNow(m map[string]any) bool {
@@ -504,32 +522,10 @@ func codexConfigUninstall(data []byte) ([]byte, bool, error) {
 		t.remove(start, end)
 		changed = true
 	}
-	// the hooks flag, and the [features] table if setup created it
-	removedFlag := false
-	for i := 0; i < len(t.lines); i++ {
-		line := strings.TrimSpace(t.lines[i])
-		if t.code[i] && strings.HasPrefix(line, "codex_hooks") && strings.HasSuffix(line, tomlMarker) {
-			t.remove(i, i+1)
-			removedFlag, changed = true, true
-			i--
-		}
-	}
-	for _, h := range t.headers() {
-		if keyIs(h.key, "features") && strings.HasSuffix(strings.TrimSpace(t.lines[h.line]), tomlMarker) {
-			end := t.blockEnd(h.line)
-			empty := true
-			for _, l := range t.lines[h.line+1 : end] {
-				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-					empty = false
-				}
-			}
-			if empty {
-				t.remove(h.line, end)
-				changed = true
-			}
-			break
-		}
-	}
+	// the hooks flag an earlier setup wrote, and the [features] table if
+	// setup created it
+	removedFlag := t.removeKaizenFlag()
+	changed = changed || removedFlag
 	if !changed {
 		return nil, false, nil
 	}

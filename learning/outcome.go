@@ -41,6 +41,12 @@ type Outcome struct {
 	// that bears on them (type errors for type_safe, failing tests for
 	// no_bugs…, see JudgeCriteria); the others take the outcome's score.
 	CriterionScores map[string]Score `json:"criterion_scores,omitempty"`
+	// Inferred marks an outcome kaizen recorded by itself when a tracked
+	// session ended (or went idle), its success inferred from the
+	// session's signals; Inference says from which. An explicit outcome
+	// for the same task replaces it.
+	Inferred  bool   `json:"inferred,omitempty"`
+	Inference string `json:"inference,omitempty"`
 }
 
 // Signals returns the outcome's scoring signals.

@@ -26,7 +26,11 @@ type Task struct {
 	FailedThisTurn bool `json:"failed_this_turn"`
 	// Exploration summarises the task's exploration session, if tracked.
 	Exploration *ExplorationSummary `json:"exploration,omitempty"`
-	UpdatedAt   time.Time           `json:"updated_at"`
+	// Signals are what the task's events told about how it went: the
+	// strategies its prompts and plan named, the files it edited, the
+	// latest decisive signal (see InferOutcome).
+	Signals   TaskSignals `json:"signals"`
+	UpdatedAt time.Time   `json:"updated_at"`
 }
 
 // TaskEventKind is something that happened in a tracked task.
@@ -39,10 +43,16 @@ const (
 	TaskToolCall    TaskEventKind = "tool"
 	TaskToolFailure TaskEventKind = "tool_failure"
 	TaskStop        TaskEventKind = "stop"
+	// TaskActivity is something that happened without a tool call or a
+	// prompt (a file edit reported on its own, a context compaction): it
+	// keeps the task active and may carry signals.
+	TaskActivity TaskEventKind = "activity"
+	// TaskEnd: the session ended; its outcome can be inferred.
+	TaskEnd TaskEventKind = "end"
 )
 
 // TaskEventKinds lists the kinds.
-var TaskEventKinds = []TaskEventKind{TaskStart, TaskPrompt, TaskToolCall, TaskToolFailure, TaskStop}
+var TaskEventKinds = []TaskEventKind{TaskStart, TaskPrompt, TaskToolCall, TaskToolFailure, TaskStop, TaskActivity, TaskEnd}
 
 // Valid reports whether k is a known kind.
 func (k TaskEventKind) Valid() bool {

@@ -40,6 +40,8 @@ var eventFields = map[string]string{
 	"status": "tool_call: ok (default), error, rejected or duplicate (the last two for submits).",
 	"output": "tool_call: the result text; search hits in it (path:line:… lines) count as files seen.",
 	"files":  "tool_call: files the result showed, when you know them.",
+	"hits": "tool_call: how many results a search returned, when you know it; a search that found nothing " +
+		"(hits 0, an empty or \"no matches\" output) does not use the search budget.",
 	"text":   "text and thought: the reply or reasoning text.",
 	"reason": "force_terminal: why the session must wrap up.",
 }
@@ -107,6 +109,8 @@ func exploreTools() []*toolDef {
 			"The result has the current phase, the tool choice for the round, and at most one nudge: follow the nudge's text. " +
 			"When done is true, stop exploring and give your answer.",
 		effect: additive,
+		// event_id and at serve kaizen's hooks (a delivery applied once)
+		hidden: []string{"event_id", "at"},
 		fields: map[string]field{
 			"session_id": sessionIDField,
 			"events":     {desc: "The events, in the order they happened (at least one).", required: true},

@@ -128,7 +128,8 @@ func learningTools() []*toolDef {
 				"Omit `error_count` to use the errors recorded with record_error for the task. " +
 				"Returns the score and its reasoning, each pattern's new counts and maturity, and the anti-patterns this outcome created.",
 			effect: additive,
-			hidden: []string{"task_id"},
+			// inferred is kaizen's own marker for the outcomes it infers
+			hidden: []string{"task_id", "inferred"},
 			fields: map[string]field{
 				"bead_id": {desc: "Id of the finished task (the beads issue id, or any stable id of your task). " +
 					"Errors recorded with record_error under the same id are counted when error_count is omitted.", required: true},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -652,8 +653,8 @@ func TestProjectResolution(t *testing.T) {
 	t.Run("projects are isolated", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		for range 5 {
-			b.ok("record_outcome", map[string]any{"project": "a", "bead_id": "bd-1", "duration_ms": 1, "success": false,
+		for i := range 5 {
+			b.ok("record_outcome", map[string]any{"project": "a", "bead_id": fmt.Sprint("bd-", i), "duration_ms": 1, "success": false,
 				"patterns": []string{"Split by file type"}}, nil)
 		}
 		var list kaizen.PatternList

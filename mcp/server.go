@@ -34,6 +34,10 @@ type Options struct {
 	// (default 2 s). A client that does not answer in time gets the default
 	// project for the session.
 	RootsTimeout time.Duration
+	// Tools is the tool profile served: "" or ProfileFull for every tool,
+	// ProfileCore for the few an agent uses in every task (see
+	// ProfileTools). An unknown profile serves every tool and logs it.
+	Tools string
 }
 
 // DefaultMaxBodyBytes bounds an HTTP request body: the engine's input limit
@@ -66,7 +70,7 @@ type env struct {
 // Connect it to any transport; ServeStdio and HTTPHandler do it for stdio
 // and streamable HTTP.
 func NewServer(e *kaizen.Engine, opts Options) *mcpsdk.Server {
-	return newServer(e, opts, true, tools())
+	return newServer(e, opts, true, nil)
 }
 
 func newServer(e *kaizen.Engine, opts Options, askRoots bool, tools []*toolDef) *mcpsdk.Server {
@@ -81,6 +85,13 @@ func newServer(e *kaizen.Engine, opts Options, askRoots bool, tools []*toolDef) 
 	}
 	env := &env{engine: e, opts: opts, log: opts.Logger, askRoots: askRoots,
 		roots: newRootsCache(opts.RootsTimeout, opts.Logger)}
+	if tools == nil {
+		var err error
+		if tools, err = profileDefs(opts.Tools); err != nil {
+			opts.Logger.Warn("mcp: serving every tool", "err", err)
+			tools = profileDefsFull()
+		}
+	}
 	s := mcpsdk.NewServer(&mcpsdk.Implementation{Name: "kaizen", Title: "kaizen", Version: kaizen.Version},
 		&mcpsdk.ServerOptions{
 			Instructions: instructions,
@@ -92,6 +103,7 @@ func newServer(e *kaizen.Engine, opts Options, askRoots bool, tools []*toolDef) 
 	for _, d := range tools {
 		s.AddTool(d.sdkTool(), d.serve(env))
 	}
+	addResources(s, env)
 	return s
 }
 
@@ -111,7 +123,7 @@ func (env *env) observe(tool string, d time.Duration, err error) {
 // requests from loopback with a non-loopback Host are refused (DNS
 // rebinding protection).
 func HTTPHandler(e *kaizen.Engine, opts Options) http.Handler {
-	s := newServer(e, opts, false, tools())
+	s := newServer(e, opts, false, nil)
 	limit := opts.MaxBodyBytes
 	if limit <= 0 {
 		limit = DefaultMaxBodyBytes

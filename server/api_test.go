@@ -542,7 +542,8 @@ func TestProjectSelection(t *testing.T) {
 	if res.Outcome.Project != "beta" {
 		t.Errorf("body project: %q", res.Outcome.Project)
 	}
-	b.must(b.post("/api/v1/outcomes?project=beta", in), http.StatusCreated)
+	in2 := outcome("bd-4", true, "")
+	b.must(b.post("/api/v1/outcomes?project=beta", in2), http.StatusCreated)
 	before := b.snapshot()
 	e := b.must(b.post("/api/v1/outcomes?project=alpha", in), http.StatusBadRequest).errorOf(t)
 	if e.Error.Field != "project" {

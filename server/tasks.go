@@ -11,6 +11,10 @@ import (
 
 func taskEventProject(in *kaizen.TaskEventInput) *string { return &in.Project }
 
+func closeTaskProject(in *kaizen.CloseTaskInput) *string { return &in.Project }
+
+func closeIdleProject(in *kaizen.CloseIdleInput) *string { return &in.Project }
+
 func (s *Server) taskRoutes() []Route {
 	api := func(pattern string, h apiFunc) Route { return Route{Pattern: pattern, Handler: s.api(h)} }
 	e := s.engine
@@ -21,5 +25,7 @@ func (s *Server) taskRoutes() []Route {
 			return kaizen.TaskQuery{Project: q.str("project"), OpenOnly: open, Limit: limit, Offset: offset}, err
 		}, "project", "open", "limit", "offset")),
 		api("GET /api/v1/tasks/{bead_id}", pathAction(s, "get task", "bead_id", e.GetTask)),
+		api("POST /api/v1/tasks/close", bodyAction(s, "close task", http.StatusOK, closeTaskProject, e.CloseTask)),
+		api("POST /api/v1/tasks/close-idle", bodyAction(s, "close idle tasks", http.StatusOK, closeIdleProject, e.CloseIdleTasks)),
 	}
 }

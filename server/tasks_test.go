@@ -45,3 +45,34 @@ func TestTrackedTaskOverREST(t *testing.T) {
 	}
 	b.must(b.get("/api/v1/tasks/nope?project=web"), http.StatusNotFound)
 }
+
+// A task closed over REST gets its inferred outcome once; the idle sweep
+// closes the tasks idle for longer than its timeout.
+func TestCloseTaskOverREST(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, ev := range []map[string]any{
+		{"kind": "prompt", "text": "split by feature", "bead_id": "s1"},
+		{"kind": "tool_failure", "tool_name": "Bash", "message": "FAIL", "signal": "test_fail", "bead_id": "s1"},
+		{"kind": "prompt", "text": "rename it", "bead_id": "s2"},
+	} {
+		ev["project"] = "web"
+		b.must(b.post("/api/v1/tasks/events", ev), http.StatusOK)
+	}
+	res := b.must(b.post("/api/v1/tasks/close", map[string]any{"project": "web", "bead_id": "s1", "reason": "session_end"}), http.StatusOK).json(t)
+	o := res["outcome"].(map[string]any)["outcome"].(map[string]any)
+	if o["inferred"] != true || o["success"] != false || len(o["patterns"].([]any)) != 1 {
+		t.Fatalf("closed task %v", res)
+	}
+	again := b.must(b.post("/api/v1/tasks/close", map[string]any{"project": "web", "bead_id": "s1"}), http.StatusOK).json(t)
+	if again["outcome"] != nil || again["skipped"] == "" {
+		t.Fatalf("closing again %v", again)
+	}
+	b.must(b.post("/api/v1/tasks/close", map[string]any{"project": "web", "bead_id": "nope"}), http.StatusNotFound)
+	b.clock.Advance(2 * time.Hour)
+	idle := b.must(b.post("/api/v1/tasks/close-idle", map[string]any{"project": "web", "idle_ms": 3600000}), http.StatusOK).json(t)
+	if closed := idle["closed"].([]any); len(closed) != 1 || closed[0].(map[string]any)["task"].(map[string]any)["bead_id"] != "s2" {
+		t.Fatalf("idle sweep %v", idle)
+	}
+	b.must(b.post("/api/v1/tasks/close-idle", map[string]any{"project": "web", "idle_ms": 0}), http.StatusBadRequest)
+}

@@ -63,6 +63,7 @@ type Tx interface {
 	JobStorage
 	ForgetStorage
 	MetaStorage
+	LedgerStorage
 }
 
 // OutcomeStorage persists scored task outcomes.
@@ -242,8 +243,10 @@ type TaskStorage interface {
 type TaskFilter struct {
 	// OpenOnly keeps tasks without an outcome (EndedAt unset).
 	OpenOnly bool
-	Limit    int
-	Offset   int
+	// IdleBefore keeps tasks whose last activity is before it.
+	IdleBefore time.Time
+	Limit      int
+	Offset     int
 }
 
 // ExploreStorage persists exploration sessions (package explore) between

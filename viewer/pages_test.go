@@ -228,11 +228,14 @@ func TestSuccessByDay(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withClock)
 	at := func(daysAgo int) string { return start.AddDate(0, 0, -daysAgo).Format("2006-01-02T15:04:05Z") }
+	n := 0
 	for _, o := range []struct {
 		daysAgo int
 		ok      bool
 	}{{40, true}, {2, true}, {2, false}, {1, true}, {0, true}, {0, true}, {0, false}, {0, true}} {
-		b.record(kaizen.OutcomeInput{TaskID: "bd", Success: ptr(o.ok), Timestamp: at(o.daysAgo)})
+		// a task holds one outcome: one task per outcome
+		n++
+		b.record(kaizen.OutcomeInput{TaskID: fmt.Sprint("bd-", n), Success: ptr(o.ok), Timestamp: at(o.daysAgo)})
 	}
 	r := b.must(b.get("/?days=7"), http.StatusOK)
 	contains(t, "overview", r.body, "7 outcome(s) in the period, 71% succeeded.",

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/hook/hookcmd"
 	_ "github.com/kaizenhq/kaizen/store/all" // the command opens SQLite and PostgreSQL stores
 )
 
@@ -38,6 +39,11 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o, ok := hookInvocation(args); ok {
+		// A hook runs before anything else is built: it must start fast.
+		o.Stdin, o.Stdout, o.Open = stdin, stdout, openEngine
+		return hookcmd.Run(ctx, o)
+	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
@@ -150,6 +156,12 @@ func (a *app) open(ctx context.Context) (*kaizen.Engine, error) {
 		return nil, err
 	}
 	a.engine = e
+	// Record the hook events still in the spool (hooks that gave up, no
+	// daemon running), so that this command sees every event. A daemon
+	// ingesting at the same time holds the spool's lock for a moment.
+	if _, err := hookcmd.IngestPending(ctx, cfg, e, 30*time.Second); err != nil {
+		fmt.Fprintf(a.stderr, "kaizen: some spooled hook events are not recorded yet: %v\n", err)
+	}
 	return e, nil
 }
 
@@ -210,6 +222,13 @@ var nextCommands = map[string]string{
 // is printed to stdout as {"error": {...}}, otherwise as one line on stderr.
 func (a *app) fail(err error) int {
 	code := exitInternal
+	var df errDoctorFailed
+	if errors.As(err, &df) { // the report says it all (and --json prints one document)
+		if !a.json {
+			fmt.Fprintf(a.stderr, "kaizen: %v\n", err)
+		}
+		return code
+	}
 	var ke *kaizen.Error
 	var ue usageError
 	switch {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/hook/hookcmd"
 	"github.com/kaizenhq/kaizen/mcp"
 )
 
@@ -14,8 +17,8 @@ func init() { register(mcpCommand) }
 
 func mcpCommand(a *app) *cobra.Command {
 	var (
-		logLevel string
-		logJSON  bool
+		logLevel, tools string
+		logJSON         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -28,15 +31,26 @@ the protocol only; logs go to standard error.
 The project of a call is its "project" argument, else --project or
 KAIZEN_PROJECT when set, else the git root of the client's first root
 (when the client supports roots), else the git root of the working
-directory. See docs/mcp.md.`,
+directory.
+
+--tools core serves the few tools an agent uses in every task (plan
+guidance, record outcome, record error, recall, heuristic feedback): every
+tool definition costs the client's context on each request, and the full
+set is some 40 tools. kaizen setup configures clients with --tools core.
+Every profile also offers the guidance digest as the resource
+kaizen://guidance and the prompt plan_with_kaizen. See docs/mcp.md.`,
 		Example: `  kaizen mcp
-  claude mcp add kaizen -- kaizen mcp`,
+  kaizen mcp --tools core
+  claude mcp add kaizen -- kaizen mcp --tools core`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			logger, err := newLogger(a.stderr, logLevel, logJSON)
 			if err != nil {
 				return err
+			}
+			if _, err := mcp.ProfileTools(tools); err != nil {
+				return usageError{fmt.Errorf("--tools: %w", err)}
 			}
 			cfg, err := a.config()
 			if err != nil {
@@ -52,13 +66,18 @@ directory. See docs/mcp.md.`,
 				return err
 			}
 			a.engine = e // closed by run
-			logger.Info("kaizen mcp serving on stdio", "backend", e.Version().Backend, "default_project", cfg.Project)
-			return mcp.ServeStdio(ctx, e, a.stdin, a.stdout, mcp.Options{Project: explicit, Logger: logger})
+			// hook events a hook could not record yet (no daemon runs)
+			if _, err := hookcmd.IngestPending(ctx, cfg, e, 5*time.Second); err != nil {
+				logger.Warn("some spooled hook events are not recorded yet", "err", err)
+			}
+			logger.Info("kaizen mcp serving on stdio", "backend", e.Version().Backend, "default_project", cfg.Project, "tools", tools)
+			return mcp.ServeStdio(ctx, e, a.stdin, a.stdout, mcp.Options{Project: explicit, Logger: logger, Tools: tools})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 	f.BoolVar(&logJSON, "log-json", false, "log as JSON lines instead of text")
+	f.StringVar(&tools, "tools", mcp.ProfileFull, "tool profile: core (a few tools, cheap in context) or full (every tool)")
 	return cmd
 }
 

@@ -134,7 +134,17 @@ func joinModes() string {
 func printOutcomeResult(w io.Writer, res *kaizen.OutcomeResult) error {
 	o := res.Outcome
 	sc := o.Score
-	fmt.Fprintf(w, "Recorded outcome %s of task %s (project %s)\n\n", o.ID, o.TaskID, o.Project)
+	switch {
+	case res.Unchanged:
+		fmt.Fprintf(w, "Task %s already has outcome %s (project %s): nothing recorded\n\n", o.TaskID, o.ID, o.Project)
+	case res.Replaced != "":
+		fmt.Fprintf(w, "Recorded outcome %s of task %s (project %s), replacing the inferred outcome %s\n\n", o.ID, o.TaskID, o.Project, res.Replaced)
+	default:
+		fmt.Fprintf(w, "Recorded outcome %s of task %s (project %s)\n\n", o.ID, o.TaskID, o.Project)
+	}
+	if o.Inferred {
+		fmt.Fprintf(w, "inferred by kaizen: %s\n\n", o.Inference)
+	}
 	t := table(w)
 	fmt.Fprintf(t, "score:\t%.2f %s\n", sc.Raw, strings.ToUpper(string(sc.Type)))
 	fmt.Fprintf(t, "reasoning:\t%s\n", sc.Reasoning)

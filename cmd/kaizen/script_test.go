@@ -37,6 +37,16 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		// KAIZEN_UPDATE_SCRIPTS=1 rewrites the golden files of failing cmp
+		// commands in the scripts (review the diff).
+		UpdateScripts: os.Getenv("KAIZEN_UPDATE_SCRIPTS") == "1",
+		// The scripts check the hooks' answers: give them a budget a loaded
+		// machine (or -race) cannot exceed. The budget itself is tested in
+		// TestHookGivesUpAtItsDeadline and the saturation test.
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("KAIZEN_HOOKS_TIMEOUT", "2m")
+			return nil
+		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exitcode": cmdExitCode,
 			"json":     cmdJSON,

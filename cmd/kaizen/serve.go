@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/client"
+	"github.com/kaizenhq/kaizen/hook"
+	"github.com/kaizenhq/kaizen/hook/spool"
 	"github.com/kaizenhq/kaizen/mcp"
 	"github.com/kaizenhq/kaizen/metrics"
 	"github.com/kaizenhq/kaizen/server"
@@ -79,6 +83,13 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 				return usageError{fmt.Errorf("refusing to listen on %s without a token: it is not a loopback "+
 					"address; set --token or KAIZEN_TOKEN, or use --addr 127.0.0.1:7411", opts.Addr)}
 			}
+			// One home has one daemon: the lock goes with the process, so
+			// a killed daemon leaves none behind.
+			release, err := client.LockHome(cfg.Home)
+			if err != nil {
+				return fmt.Errorf("serve %s: %w", cfg.Home, err)
+			}
+			defer release()
 			e, err := kaizen.Open(ctx, cfg)
 			if err != nil {
 				return err
@@ -91,15 +102,30 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 			if err := mountSurfaces(srv, e, m, logger); err != nil {
 				return err
 			}
+			ingester := hookIngester(e, cfg, logger)
+			if err := srv.Handle(server.Route{Pattern: "POST " + hook.AnswerPath, MaxBodyBytes: spool.MaxEntryBytes + 4096,
+				Handler: hook.AnswerHandler(ingester)}); err != nil {
+				return err
+			}
 			ln, err := net.Listen("tcp", opts.Addr)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", opts.Addr, err)
 			}
-			// Record the daemon so that hooks and the CLI of this home use it
-			// instead of opening the database themselves; before the start line,
-			// so that whoever waits for that line finds the record.
+			// Hooks reach the daemon over an owner-only Unix socket in the
+			// home, never over TCP, so no other process can pose as it.
+			sock, err := client.ListenSocket(cfg.Home)
+			if err != nil {
+				ln.Close()
+				return fmt.Errorf("listen on the hook socket: %w", err)
+			}
+			stopSocket := serveSocket(srv, sock, logger)
+			defer stopSocket()
+			// Record the daemon so that hooks of this home use it instead of
+			// opening the database themselves; before the start line, so that
+			// whoever waits for that line finds the record.
 			remove, err := client.WriteServeInfo(cfg.Home, client.ServeInfo{Addr: ln.Addr().String(),
-				PID: os.Getpid(), StartedAt: time.Now().UTC(), Version: kaizen.Version})
+				Socket: client.SocketPath(cfg.Home), PID: os.Getpid(), StartedAt: time.Now().UTC(),
+				Version: kaizen.Version, Project: cfg.Project})
 			if err != nil {
 				logger.Warn("cannot record the daemon for hooks and the CLI", "home", cfg.Home, "err", err)
 			} else {
@@ -133,6 +159,15 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 			} else {
 				logger.Info("background experience extraction is on", "mode", cfg.Experience.Mode, "delay", cfg.Experience.AutoExtractDelay)
 			}
+			// Record the hook events whose hooks gave up before the daemon
+			// answered, and close the sessions idle for too long.
+			ingestCtx, stopIngest := context.WithCancel(ctx)
+			ingested := make(chan struct{})
+			go func() {
+				defer close(ingested)
+				ingester.Run(ingestCtx, time.Second, idleSweeper(e, cfg, logger))
+			}()
+			defer func() { stopIngest(); <-ingested }()
 			// Load the vector indexes now (from their snapshots when an
 			// earlier run saved them), so that no recall waits for it.
 			warmCtx, stopWarm := context.WithCancel(ctx)
@@ -191,4 +226,59 @@ func parseLevel(s string) (slog.Level, error) {
 		return l, usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", s)}
 	}
 	return l, nil
+}
+
+// hookIngester records the spooled hook events of the daemon's home.
+func hookIngester(e *kaizen.Engine, cfg kaizen.Config, logger *slog.Logger) *hook.Ingester {
+	return &hook.Ingester{Spool: spool.Open(cfg.Home), Handler: hook.EngineHandler(e, cfg.Hooks.IdleTimeout),
+		Log: func(msg string) { logger.Warn("hook events", "msg", msg) }}
+}
+
+// idleSweeper closes, at most once a minute, the tracked sessions idle for
+// longer than [hooks] idle_timeout, and forgets applied event ids older
+// than a week.
+func idleSweeper(e *kaizen.Engine, cfg kaizen.Config, logger *slog.Logger) func(context.Context) {
+	var last time.Time
+	return func(ctx context.Context) {
+		if cfg.Hooks.IdleTimeout <= 0 || time.Since(last) < time.Minute {
+			return
+		}
+		last = time.Now()
+		res, err := e.CloseIdleTasks(ctx, kaizen.CloseIdleInput{IdleMs: cfg.Hooks.IdleTimeout.Milliseconds()})
+		if err != nil {
+			if ctx.Err() == nil {
+				logger.Warn("close idle sessions", "err", err)
+			}
+			return
+		}
+		for _, c := range res.Closed {
+			logger.Info("closed an idle session", "task", c.Task.ID, "project", c.Task.Project,
+				"outcome", c.Outcome != nil, "skipped", c.Skipped)
+		}
+		if _, err := e.PruneAppliedEvents(ctx, 7*24*time.Hour); err != nil && ctx.Err() == nil {
+			logger.Warn("prune applied event ids", "err", err)
+		}
+	}
+}
+
+// serveSocket serves the daemon's routes on its Unix socket until the
+// returned function is called.
+func serveSocket(srv *server.Server, ln net.Listener, logger *slog.Logger) func() {
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Warn("hook socket", "err", err)
+		}
+	}()
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if hs.Shutdown(sctx) != nil {
+			hs.Close()
+		}
+		<-done
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,8 +23,9 @@ const backupSuffix = ".kaizen-backup"
 
 func setupCommand(a *app) *cobra.Command {
 	var (
-		scope, dir, command string
-		dryRun, uninstall   bool
+		scope, dir, command, tools string
+		dryRun, uninstall, check   bool
+		allowTemp                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "setup <claude|codex|cursor|opencode>",
@@ -32,6 +34,7 @@ func setupCommand(a *app) *cobra.Command {
 hooks ('kaizen hook <client> <event>'), in the client's own files:
 
   claude    project: .mcp.json, .claude/settings.json
+            local:   ~/.claude.json (this project's entry), .claude/settings.local.json
             user:    ~/.claude.json, ~/.claude/settings.json
   codex     project: .codex/config.toml, .codex/hooks.json
             user:    ~/.codex/config.toml, ~/.codex/hooks.json ($CODEX_HOME)
@@ -49,10 +52,21 @@ writes nothing.
 
 The commands use the absolute path of this kaizen executable (--command to
 choose another), with --home when the kaizen home is not the default one and
---project when --project was given. See docs/clients.md.`,
+--project when --project was given. Setup refuses an executable in a
+temporary directory or Go's build cache (what 'go run' builds and deletes):
+install kaizen first ('go install ./cmd/kaizen') and run the installed one.
+
+The MCP server offers the core tools (plan guidance, record outcome, record
+error, recall, heuristic feedback) unless --mcp-tools full asks for all.
+
+--check writes nothing: it reports, as 'kaizen doctor' does for this client,
+whether the hooks are installed once, run an existing kaizen, and fired.
+See docs/clients.md.`,
 		Example: `  kaizen setup claude                 # this project (the git root of the working directory)
   kaizen setup codex --scope user     # every project of this user
   kaizen setup cursor --dry-run       # show the changes, write nothing
+  kaizen setup claude --scope local     # this project, for you only (not in git)
+  kaizen setup claude --check
   kaizen setup claude --uninstall`,
 		Args: exactArgs(1, "a client (claude, codex, cursor or opencode)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,9 +74,15 @@ choose another), with --home when the kaizen home is not the default one and
 			if err != nil {
 				return usageError{err}
 			}
-			opts := hook.SetupOptions{Client: c, Scope: hook.Scope(scope), Uninstall: uninstall}
-			if opts.Scope != hook.ScopeProject && opts.Scope != hook.ScopeUser {
-				return usageError{fmt.Errorf("--scope %q: use project or user", scope)}
+			if check {
+				return a.runDoctor(cmd.Context(), doctorOptions{clients: []hook.Client{c}, dir: dir})
+			}
+			opts := hook.SetupOptions{Client: c, Scope: hook.Scope(scope), Uninstall: uninstall, MCPTools: tools}
+			if !slices.Contains(hook.Scopes(c), opts.Scope) {
+				return usageError{fmt.Errorf("--scope %q: %s's scopes are %v", scope, c, hook.Scopes(c))}
+			}
+			if tools != "core" && tools != "full" {
+				return usageError{fmt.Errorf("--mcp-tools %q: use core or full", tools)}
 			}
 			if opts.Paths, err = setupPaths(dir); err != nil {
 				return err
@@ -70,13 +90,18 @@ choose another), with --home when the kaizen home is not the default one and
 			if opts.Command, err = a.setupKaizenCommand(command); err != nil {
 				return err
 			}
+			if !uninstall && !allowTemp {
+				if err := checkExecutable(opts.Command[0]); err != nil {
+					return err
+				}
+			}
 			plan, err := hook.PlanSetup(opts, readConfigFile)
 			if err != nil {
 				return &kaizen.Error{Op: "setup " + string(c), Kind: kaizen.KindInvalid, Message: err.Error()}
 			}
 			report := setupReport{Client: string(c), Scope: scope, DryRun: dryRun, Uninstall: uninstall,
 				Command: opts.Command, Files: []setupFile{}, Notes: plan.Notes}
-			if opts.Scope == hook.ScopeProject {
+			if opts.Scope != hook.ScopeUser {
 				report.Dir = opts.Paths.ProjectDir
 			}
 			if report.Notes == nil {
@@ -97,7 +122,10 @@ choose another), with --home when the kaizen home is not the default one and
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&scope, "scope", "project", "project (files in the project, shared) or user (files in your home, every project)")
+	f.StringVar(&scope, "scope", "project", "project (files in the project, shared), local (Claude Code: this project, for you only) or user (files in your home, every project)")
+	f.StringVar(&tools, "mcp-tools", "core", "MCP tools the client gets: core (a few, cheap in tokens) or full (every tool)")
+	f.BoolVar(&allowTemp, "allow-temporary", false, "install an executable in a temporary directory all the same (tests)")
+	f.BoolVar(&check, "check", false, "write nothing: check the client's installation (see kaizen doctor)")
 	f.StringVar(&dir, "dir", "", "project directory for --scope project (default: the git root of the working directory)")
 	f.StringVar(&command, "command", "", "kaizen executable the client runs (default: this executable's absolute path)")
 	f.BoolVar(&dryRun, "dry-run", false, "print the changes as a diff and write nothing")
@@ -128,7 +156,7 @@ func setupPaths(dir string) (hook.Paths, error) {
 		if err != nil {
 			return p, err
 		}
-		dir = gitRoot(wd)
+		dir = hook.GitRoot(wd)
 	}
 	if p.ProjectDir, err = filepath.Abs(dir); err != nil {
 		return p, err
@@ -173,6 +201,19 @@ func (a *app) setupKaizenCommand(exe string) ([]string, error) {
 		cmd = append(cmd, "--project", a.project)
 	}
 	return cmd, nil
+}
+
+// checkExecutable refuses to install a kaizen that will not be there when
+// the client runs it: one in a temporary directory or in Go's build cache
+// (the binary `go run` builds and deletes when it exits).
+func checkExecutable(exe string) error {
+	if reason := hook.VolatileExecutable(exe); reason != "" {
+		return &kaizen.Error{Op: "setup", Kind: kaizen.KindInvalid, Field: "command",
+			Message: fmt.Sprintf("%s is %s: the clients would run a file that is deleted when this command exits", exe, reason),
+			Hint: "install kaizen first (go install ./cmd/kaizen, then run `kaizen setup` from $(go env GOPATH)/bin), " +
+				"or give the installed executable with --command"}
+	}
+	return nil
 }
 
 // defaultHomeWithoutEnv is the home kaizen uses when KAIZEN_HOME is unset

@@ -18,7 +18,63 @@ func init() { register(taskCommand) }
 
 func taskCommand(a *app) *cobra.Command {
 	return group("task", "Inspect the tasks client hooks track (sessions of Claude Code, Codex, Cursor, opencode)",
-		taskListCommand(a), taskShowCommand(a))
+		taskListCommand(a), taskShowCommand(a), taskCloseCommand(a))
+}
+
+func taskCloseCommand(a *app) *cobra.Command {
+	var idle time.Duration
+	cmd := &cobra.Command{
+		Use:   "close [BEAD_ID] [--idle DURATION]",
+		Short: "End a tracked task and record its inferred outcome (what SessionEnd and the idle timeout do)",
+		Long: `End a tracked task as if its session had ended: unless an outcome was
+recorded for it, kaizen records one from what it saw (duration, errors,
+retries, files, the strategies of its prompts and plan as patterns) with
+success inferred from its signals, marked inferred. With --idle, close every
+open task of the project without activity for that long.`,
+		Example: "  kaizen task close claude-9f0c1e52-6a8e-4c55-b1d2-2f0a6d3c7e11\n  kaizen task close --idle 1h",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (idle > 0) {
+				return usageError{fmt.Errorf("give a task id or --idle, not both")}
+			}
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if idle > 0 {
+				res, err := e.CloseIdleTasks(cmd.Context(), kaizen.CloseIdleInput{Project: a.project, IdleMs: idle.Milliseconds()})
+				if err != nil {
+					return err
+				}
+				return a.print(res, func(w io.Writer) error {
+					fmt.Fprintf(w, "Closed %d idle task(s)\n", len(res.Closed))
+					for _, c := range res.Closed {
+						printClosed(w, c)
+					}
+					return nil
+				})
+			}
+			res, err := e.CloseTask(cmd.Context(), kaizen.CloseTaskInput{Project: a.project, TaskID: args[0], Reason: "cli"})
+			if err != nil {
+				return err
+			}
+			return a.print(res, func(w io.Writer) error { printClosed(w, *res); return nil })
+		},
+	}
+	cmd.Flags().DurationVar(&idle, "idle", 0, "close every open task idle for longer than this")
+	return cmd
+}
+
+func printClosed(w io.Writer, c kaizen.CloseTaskResult) {
+	switch {
+	case c.Outcome != nil && c.Outcome.Outcome.Inferred:
+		o := c.Outcome.Outcome
+		fmt.Fprintf(w, "%s: outcome %s, success %v (inferred: %s)\n", c.Task.ID, o.ID, o.Success, o.Inference)
+	case c.Outcome != nil:
+		fmt.Fprintf(w, "%s: outcome %s kept\n", c.Task.ID, c.Outcome.Outcome.ID)
+	default:
+		fmt.Fprintf(w, "%s: closed, no outcome recorded (%s)\n", c.Task.ID, c.Skipped)
+	}
 }
 
 func taskListCommand(a *app) *cobra.Command {

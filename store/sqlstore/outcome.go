@@ -12,7 +12,7 @@ import (
 
 const outcomeCols = `project, id, task_id, duration_ms, error_count, retry_count, success, files_touched,
 	strategy, failure_mode, failure_details, ts, patterns, criteria, error_count_source,
-	raw_score, score_type, score, recorded_at, exploration, task, tags, criterion_scores`
+	raw_score, score_type, score, recorded_at, exploration, task, tags, criterion_scores, inference`
 
 func scanOutcome(s scanner) (learning.Outcome, error) {
 	var o learning.Outcome
@@ -21,7 +21,7 @@ func scanOutcome(s scanner) (learning.Outcome, error) {
 	var mode, exploration, tags, scores string
 	err := s.Scan(&o.Project, &o.ID, &o.TaskID, &o.DurationMs, &o.ErrorCount, &o.RetryCount, &o.Success, &files,
 		&o.Strategy, &mode, &o.FailureDetails, &ts, &patterns, &criteria, &o.ErrorCountSource,
-		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration, &o.Task, &tags, &scores)
+		&o.Score.Raw, &o.Score.Type, &score, &recorded, &exploration, &o.Task, &tags, &scores, &o.Inference)
 	if err != nil {
 		return o, err
 	}
@@ -36,6 +36,7 @@ func scanOutcome(s scanner) (learning.Outcome, error) {
 	if o.Exploration, err = fromJSONSummary(exploration); err != nil {
 		return o, err
 	}
+	o.Inferred = o.Inference != ""
 	o.FailureMode = learning.FailureMode(mode)
 	o.Timestamp, o.RecordedAt = fromMicros(ts), fromMicros(recorded)
 	if o.FilesTouched, err = fromJSONList(files); err != nil {
@@ -68,11 +69,11 @@ func (t *Tx) InsertOutcome(ctx context.Context, o learning.Outcome) (bool, error
 		}
 	}
 	return t.insert(ctx, "outcome", `INSERT INTO outcomes (`+outcomeCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		o.Project, o.ID, o.TaskID, o.DurationMs, o.ErrorCount, o.RetryCount, o.Success, jsonList(o.FilesTouched),
 		o.Strategy, string(o.FailureMode), o.FailureDetails, micros(o.Timestamp), jsonList(o.Patterns), jsonList(o.Criteria),
 		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration),
-		o.Task, jsonList(o.Tags), string(scores))
+		o.Task, jsonList(o.Tags), string(scores), o.Inference)
 }
 
 // GetOutcome implements store.OutcomeStorage.

@@ -11,16 +11,21 @@ import (
 )
 
 const taskCols = `project, id, description, source, started_at, last_activity_at, ended_at, prompts, tool_calls,
-	tool_failures, retry_count, failed_this_turn, exploration, updated_at`
+	tool_failures, retry_count, failed_this_turn, exploration, updated_at, signals`
 
 func scanTask(s scanner) (learning.Task, error) {
 	var t learning.Task
 	var started, active, ended, updated sql.NullInt64
-	var exploration string
+	var exploration, signals string
 	err := s.Scan(&t.Project, &t.ID, &t.Description, &t.Source, &started, &active, &ended, &t.Prompts, &t.ToolCalls,
-		&t.ToolFailures, &t.RetryCount, &t.FailedThisTurn, &exploration, &updated)
+		&t.ToolFailures, &t.RetryCount, &t.FailedThisTurn, &exploration, &updated, &signals)
 	if err != nil {
 		return t, err
+	}
+	if signals != "" {
+		if err := json.Unmarshal([]byte(signals), &t.Signals); err != nil {
+			return t, fmt.Errorf("decode task signals: %w", err)
+		}
 	}
 	t.StartedAt, t.LastActivityAt, t.EndedAt, t.UpdatedAt = fromMicros(started), fromMicros(active), fromMicrosPtr(ended), fromMicros(updated)
 	t.Exploration, err = fromJSONSummary(exploration)
@@ -29,12 +34,22 @@ func scanTask(s scanner) (learning.Task, error) {
 
 func taskArgs(t learning.Task) []any {
 	return []any{t.Project, t.ID, t.Description, t.Source, micros(t.StartedAt), micros(t.LastActivityAt), microsPtr(t.EndedAt),
-		t.Prompts, t.ToolCalls, t.ToolFailures, t.RetryCount, t.FailedThisTurn, jsonSummary(t.Exploration), micros(t.UpdatedAt)}
+		t.Prompts, t.ToolCalls, t.ToolFailures, t.RetryCount, t.FailedThisTurn, jsonSummary(t.Exploration), micros(t.UpdatedAt),
+		jsonSignals(t.Signals)}
+}
+
+// jsonSignals stores a task's signals as JSON, "" when it has none.
+func jsonSignals(s learning.TaskSignals) string {
+	if s.Empty() {
+		return ""
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // InsertTask implements store.TaskStorage.
 func (t *Tx) InsertTask(ctx context.Context, task learning.Task) (bool, error) {
-	return t.insert(ctx, "task", `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return t.insert(ctx, "task", `INSERT INTO tasks (`+taskCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, taskArgs(task)...)
 }
 
@@ -54,13 +69,17 @@ func (t *Tx) UpdateTask(ctx context.Context, task learning.Task) error {
 	a := taskArgs(task)
 	return t.change(ctx, "update task "+task.ID, `UPDATE tasks SET description = ?, source = ?, started_at = ?,
 		last_activity_at = ?, ended_at = ?, prompts = ?, tool_calls = ?, tool_failures = ?, retry_count = ?,
-		failed_this_turn = ?, exploration = ?, updated_at = ? WHERE project = ? AND id = ?`, append(a[2:], a[0], a[1])...)
+		failed_this_turn = ?, exploration = ?, updated_at = ?, signals = ? WHERE project = ? AND id = ?`, append(a[2:], a[0], a[1])...)
 }
 
 func taskWhere(project string, f store.TaskFilter) (string, []any) {
 	q, args := ` FROM tasks WHERE project = ?`, []any{project}
 	if f.OpenOnly {
 		q += ` AND ended_at IS NULL`
+	}
+	if !f.IdleBefore.IsZero() {
+		q += ` AND last_activity_at < ?`
+		args = append(args, f.IdleBefore.UnixMicro())
 	}
 	return q, args
 }

@@ -91,6 +91,8 @@ func fullOutcome(project, id string) learning.Outcome {
 		Tags:       []string{"migration", "backend"},
 		CriterionScores: map[string]learning.Score{"type_safe": {Errors: 0.2, Raw: 0.3, Type: learning.Harmful,
 			Reasoning: "judged from the task's own evidence for type_safe"}},
+		Inferred:  true,
+		Inference: "the last test run passed (closed: session_end)",
 	}
 }
 

@@ -14,6 +14,8 @@ func fullTask(project, id string) learning.Task {
 		StartedAt: at(10), LastActivityAt: at(30).In(zone), EndedAt: &ended,
 		Prompts: bigInt, ToolCalls: 7, ToolFailures: 2, RetryCount: 1, FailedThisTurn: true, UpdatedAt: at(41),
 		Exploration: fullExploration(),
+		Signals: learning.TaskSignals{Strategies: []string{"file-based", "tdd"}, Files: []string{"a.go", "日本/ファイル.go"},
+			Last: learning.SignalTestPass, EndReason: "prompt_input_exit", Compactions: 2},
 	}
 }
 
@@ -100,6 +102,10 @@ func testTask(t *testing.T, setup setupFunc) {
 		requireEqual(t, "ListTasks order (most recent activity first, id descending)", []string{"t-c", "t-b", "t-a", "t-d"}, list(store.TaskFilter{}))
 		requireEqual(t, "ListTasks open only", []string{"t-c", "t-b", "t-d"}, list(store.TaskFilter{OpenOnly: true}))
 		requireEqual(t, "ListTasks paged", []string{"t-b", "t-a"}, list(store.TaskFilter{Limit: 2, Offset: 1}))
+		requireEqual(t, "ListTasks open and idle before 6", []string{"t-b", "t-d"}, list(store.TaskFilter{OpenOnly: true, IdleBefore: at(6)}))
+		if n := count(store.TaskFilter{OpenOnly: true, IdleBefore: at(6)}); n != 2 {
+			t.Errorf("CountTasks idle: %d, want 2", n)
+		}
 		if count(store.TaskFilter{}) != 4 || count(store.TaskFilter{OpenOnly: true, Limit: 1}) != 3 {
 			t.Errorf("CountTasks disagrees with ListTasks")
 		}

@@ -281,6 +281,13 @@ type ExploreEventInput struct {
 	// AutoStart starts the session with the project's settings when it does
 	// not exist yet; it is refused when exploration is not enabled.
 	AutoStart bool `json:"auto_start,omitempty"`
+	// EventID identifies the delivery (a hook event's id): events already
+	// applied under this id within app.DuplicateWindow of At are not
+	// applied again (the result then has no steps).
+	EventID string `json:"event_id,omitempty"`
+	// At is the time of the events (RFC 3339; default now): the time of a
+	// tick without its own, and of the event id.
+	At string `json:"at,omitempty"`
 }
 
 // ExploreEventResult is what the events produced.
@@ -312,9 +319,31 @@ func (svc *Service) ExploreEvent(ctx context.Context, in ExploreEventInput) (*Ex
 			return nil, app.Invalid(op, fmt.Sprintf("events[%d]", i), "%v", err)
 		}
 	}
+	if in.EventID != "" {
+		if err := app.ValidID(op, "event_id", in.EventID); err != nil {
+			return nil, err
+		}
+	}
+	at, err := app.ParseTime(op, "at", in.At, svc.env.Now())
+	if err != nil {
+		return nil, err
+	}
 	var res ExploreEventResult
 	err = svc.env.Update(ctx, op, func(tx store.Tx) error {
 		now := svc.env.Now()
+		if in.At == "" {
+			at = now
+		}
+		if in.EventID != "" {
+			fresh, err := tx.MarkEvent(ctx, project, in.EventID+"/explore", at, app.DuplicateWindow)
+			if err != nil {
+				return err
+			}
+			if !fresh {
+				res.Steps, res.Nudge = []explore.Step{}, nil
+				return nil
+			}
+		}
 		var rec store.ExploreSession
 		var s *explore.Session
 		var err error
@@ -346,7 +375,7 @@ func (svc *Service) ExploreEvent(ctx context.Context, in ExploreEventInput) (*Ex
 		res.Nudge = nil
 		for _, ev := range in.Events {
 			if ev.Type == explore.EventTick && ev.Time.IsZero() {
-				ev.Time = now
+				ev.Time = at
 			}
 			step, err := s.Apply(ev)
 			if err != nil {

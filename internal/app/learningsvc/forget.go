@@ -66,34 +66,12 @@ func (s *Service) DeleteOutcome(ctx context.Context, in app.ForgetInput) (*Delet
 		}
 		res = &DeleteOutcomeResult{Project: project, Outcome: o, Patterns: []PatternInfo{}, PatternsRemoved: []string{},
 			AntiPatternsRemoved: []string{}, Criteria: []learning.CriterionWeight{}}
-		for _, pid := range o.Patterns {
-			n, err := deleteOutcomeObservation(ctx, tx, o, pid)
-			if err != nil {
-				return err
-			}
-			res.Observations += n
-		}
-		if err := tx.DeleteOutcome(ctx, project, o.ID); err != nil {
+		removal, err := s.removeOutcome(ctx, tx, o, now)
+		if err != nil {
 			return err
 		}
-		var kept []string
-		for _, pid := range o.Patterns {
-			gone, anti, err := s.settlePattern(ctx, tx, project, pid)
-			if err != nil {
-				return err
-			}
-			if anti != "" {
-				res.AntiPatternsRemoved = append(res.AntiPatternsRemoved, anti)
-			}
-			if gone {
-				res.PatternsRemoved = append(res.PatternsRemoved, pid)
-			} else {
-				kept = append(kept, pid)
-			}
-		}
-		if err := s.RebuildTx(ctx, tx, project, now); err != nil {
-			return err
-		}
+		res.Observations, res.PatternsRemoved, res.AntiPatternsRemoved = removal.Observations, removal.PatternsRemoved, removal.AntiPatternsRemoved
+		kept := removal.Kept
 		if res.TaskReopened, err = reopenTask(ctx, tx, o, now); err != nil {
 			return err
 		}
@@ -138,12 +116,20 @@ func (s *Service) DeleteOutcome(ctx context.Context, in app.ForgetInput) (*Delet
 }
 
 // deleteOutcomeObservation removes the observation an outcome made of a
-// pattern. Observations do not name their outcome: the one removed has the
+// pattern: the observation with the id derived from the outcome's, or for
+// an outcome recorded before observations had such ids, the one with the
 // outcome's task, time, result and scored type (of the pattern's current
 // generation when there is one). Two records matching all of these are
 // interchangeable (they fed the aggregates identically), so removing
 // either gives the same result.
 func deleteOutcomeObservation(ctx context.Context, tx store.Tx, o learning.Outcome, patternID string) (int, error) {
+	// Outcomes recorded since observations carry their outcome's id.
+	switch err := tx.DeleteMaturityFeedback(ctx, o.Project, outcomeFeedbackID(o.ID, patternID)); {
+	case err == nil:
+		return 1, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return 0, err
+	}
 	fbs, err := tx.MaturityFeedback(ctx, o.Project, patternID)
 	if err != nil {
 		return 0, err

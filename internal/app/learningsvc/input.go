@@ -39,6 +39,11 @@ type OutcomeInput struct {
 	// plan guidance ranks strategies for a new task from similar past ones.
 	Task string   `json:"task,omitempty"`
 	Tags []string `json:"tags,omitempty"`
+	// Inferred marks an outcome that was not reported but inferred from
+	// what was seen of the task (kaizen sets it when it closes a tracked
+	// session by itself). An explicit outcome of the same task replaces an
+	// inferred one; an inferred one never replaces an explicit one.
+	Inferred bool `json:"inferred,omitempty"`
 }
 
 // maxTags bounds the tags of an outcome or a plan request.

@@ -22,6 +22,12 @@ type OutcomeResult struct {
 	Weighted   []learning.WeightedScore `json:"weighted"`
 	Patterns   []PatternUpdate          `json:"pattern_updates"`
 	Inversions []learning.Inversion     `json:"inversions"`
+	// Unchanged: the task already had this outcome (a repeated report, or
+	// an inferred outcome after an explicit one); nothing was recorded and
+	// Outcome is the stored one.
+	Unchanged bool `json:"unchanged,omitempty"`
+	// Replaced is the id of the inferred outcome this one replaced.
+	Replaced string `json:"replaced,omitempty"`
 }
 
 const opRecordOutcome = "record outcome"
@@ -45,7 +51,7 @@ func (s *Service) validateOutcome(in OutcomeInput, now time.Time) (learning.Outc
 		return learning.Outcome{}, err
 	}
 	o := learning.Outcome{ID: app.NewID("out-"), Project: project, TaskID: task, RecordedAt: now,
-		Strategy: in.Strategy, FailureDetails: in.FailureDetails}
+		Strategy: in.Strategy, FailureDetails: in.FailureDetails, Inferred: in.Inferred}
 	switch {
 	case in.DurationMs == nil:
 		o.DurationMs = -1 // taken from the tracked task in the transaction
@@ -156,89 +162,138 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 	if err != nil {
 		return nil, err
 	}
+	if o.Inferred {
+		o.Inference = "reported as inferred by the caller"
+	}
 	var res *OutcomeResult
 	err = s.env.Update(ctx, opRecordOutcome, func(tx store.Tx) error {
-		res = &OutcomeResult{Feedback: []learning.FeedbackEvent{}, Weighted: []learning.WeightedScore{},
-			Patterns: []PatternUpdate{}, Inversions: []learning.Inversion{}}
-		o := o // fn may be retried: work on a copy
-		// Evaluate at a time read inside the transaction: writes are
-		// serialised, so it is not earlier than any committed event and the
-		// O(1) decayed sums stay exact (no fallback to recomputation).
-		now := app.Latest(now, s.env.Now())
-		info, err := s.fromTask(ctx, tx, &o, now)
-		if err != nil {
-			return err
-		}
-		res.Task = info
-		errs, err := tx.ErrorsByTask(ctx, o.Project, o.TaskID, true)
-		if err != nil {
-			return err
-		}
-		if o.ErrorCountSource == "" {
-			o.ErrorCount, o.ErrorCountSource = len(errs), "accumulator"
-		}
-		o.Score = s.lc.ScoreOutcome(o.Signals())
-		o.CriterionScores = s.lc.JudgeCriteria(o, errs)
-		refs, err := s.outcomePatterns(ctx, tx, o, in, now)
-		if err != nil {
-			return err
-		}
-		o.Patterns = make([]string, len(refs))
-		for i, r := range refs {
-			o.Patterns[i] = r.pattern.ID
-		}
-		if _, err := tx.InsertOutcome(ctx, o); err != nil {
-			return err
-		}
-		if s.hooks.OutcomeTx != nil {
-			if err := s.hooks.OutcomeTx(ctx, tx, o, now); err != nil {
-				return err
-			}
-		}
-		res.Outcome = o
-		// The outcome row holds its criterion feedback events
-		// (learning.FeedbackEvents). Shared rows come after it: patterns,
-		// and last the criteria every outcome of the project updates, so
-		// that the hottest row locks (PostgreSQL) are held for the shortest
-		// time.
-		for _, r := range refs {
-			u, inv, err := s.observe(ctx, tx, r.pattern.ID, o.Project,
-				observation{success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
-			if err != nil {
-				return err
-			}
-			u.Created = r.created
-			res.Patterns = append(res.Patterns, u)
-			if inv != nil {
-				res.Inversions = append(res.Inversions, *inv)
-			}
-		}
-		for _, fb := range learning.FeedbackEvents(o) {
-			c, err := tx.LockCriterion(ctx, o.Project, fb.Criterion, now)
-			if err != nil {
-				return err
-			}
-			c.Apply(fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays)
-			c.UpdatedAt = now
-			if err := tx.PutCriterion(ctx, c); err != nil {
-				return err
-			}
-			w, err := s.weight(ctx, tx, c, now)
-			if err != nil {
-				return err
-			}
-			res.Feedback = append(res.Feedback, fb)
-			res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
-		}
-		return nil
+		var err error
+		res, err = s.recordTx(ctx, tx, o, in, now)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.recorded(res)
+	return res, nil
+}
+
+// recorded runs the after-commit hook of a newly stored outcome.
+func (s *Service) recorded(res *OutcomeResult) {
 	// Committed: the job runner of this process may look at the work the
 	// transaction enqueued.
-	if s.hooks.OutcomeRecorded != nil {
+	if res != nil && s.hooks.OutcomeRecorded != nil {
 		s.hooks.OutcomeRecorded(res.Outcome.Project, res.Outcome.TaskID)
+	}
+}
+
+// recordTx stores a validated outcome inside tx, once per task: a task
+// holds one outcome. An outcome inferred by kaizen is replaced by an
+// explicit one; an explicit outcome is kept, and recording it again is a
+// no-op when the values agree and a conflict when they differ; an inferred
+// outcome never replaces an explicit one.
+func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome, in OutcomeInput, now time.Time) (*OutcomeResult, error) {
+	res := &OutcomeResult{Feedback: []learning.FeedbackEvent{}, Weighted: []learning.WeightedScore{},
+		Patterns: []PatternUpdate{}, Inversions: []learning.Inversion{}}
+	// Evaluate at a time read inside the transaction: writes are
+	// serialised, so it is not earlier than any committed event and the
+	// O(1) decayed sums stay exact (no fallback to recomputation).
+	now = app.Latest(now, s.env.Now())
+	// Serialise the outcomes of one task (PostgreSQL: concurrent recorders
+	// of the same task wait here until the first commits).
+	if _, err := tx.MarkEvent(ctx, o.Project, "outcome/"+o.TaskID, now, 0); err != nil {
+		return nil, err
+	}
+	prev, err := taskOutcome(ctx, tx, o.Project, o.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil && (!prev.Inferred || o.Inferred) {
+		if o.Inferred && !prev.Inferred {
+			res.Outcome, res.Unchanged = *prev, true
+			return res, nil
+		}
+		if !o.Inferred {
+			if diff := s.differs(ctx, tx, *prev, o, in); diff != "" {
+				return nil, &app.Error{Op: opRecordOutcome, Kind: app.KindConflict, Field: diff,
+					Message: fmt.Sprintf("task %q already has outcome %s with a different %s", o.TaskID, prev.ID, diff),
+					Hint:    "a task has one outcome: recording the same values again is a no-op; list the task's outcomes to see it", Next: "list_outcomes"}
+			}
+			res.Outcome, res.Unchanged = *prev, true
+			return res, nil
+		}
+	}
+	if prev != nil {
+		// an inferred outcome, replaced by this one
+		if _, err := s.removeOutcome(ctx, tx, *prev, now); err != nil {
+			return nil, err
+		}
+		res.Replaced = prev.ID
+	}
+	info, err := s.fromTask(ctx, tx, &o, now)
+	if err != nil {
+		return nil, err
+	}
+	res.Task = info
+	errs, err := tx.ErrorsByTask(ctx, o.Project, o.TaskID, true)
+	if err != nil {
+		return nil, err
+	}
+	if o.ErrorCountSource == "" {
+		o.ErrorCount, o.ErrorCountSource = len(errs), "accumulator"
+	}
+	o.Score = s.lc.ScoreOutcome(o.Signals())
+	o.CriterionScores = s.lc.JudgeCriteria(o, errs)
+	refs, err := s.outcomePatterns(ctx, tx, o, in, now)
+	if err != nil {
+		return nil, err
+	}
+	o.Patterns = make([]string, len(refs))
+	for i, r := range refs {
+		o.Patterns[i] = r.pattern.ID
+	}
+	if _, err := tx.InsertOutcome(ctx, o); err != nil {
+		return nil, err
+	}
+	if s.hooks.OutcomeTx != nil {
+		if err := s.hooks.OutcomeTx(ctx, tx, o, now); err != nil {
+			return nil, err
+		}
+	}
+	res.Outcome = o
+	// The outcome row holds its criterion feedback events
+	// (learning.FeedbackEvents). Shared rows come after it: patterns,
+	// and last the criteria every outcome of the project updates, so
+	// that the hottest row locks (PostgreSQL) are held for the shortest
+	// time.
+	for _, r := range refs {
+		u, inv, err := s.observe(ctx, tx, r.pattern.ID, o.Project,
+			observation{id: outcomeFeedbackID(o.ID, r.pattern.ID), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
+		if err != nil {
+			return nil, err
+		}
+		u.Created = r.created
+		res.Patterns = append(res.Patterns, u)
+		if inv != nil {
+			res.Inversions = append(res.Inversions, *inv)
+		}
+	}
+	for _, fb := range learning.FeedbackEvents(o) {
+		c, err := tx.LockCriterion(ctx, o.Project, fb.Criterion, now)
+		if err != nil {
+			return nil, err
+		}
+		c.Apply(fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays)
+		c.UpdatedAt = now
+		if err := tx.PutCriterion(ctx, c); err != nil {
+			return nil, err
+		}
+		w, err := s.weight(ctx, tx, c, now)
+		if err != nil {
+			return nil, err
+		}
+		res.Feedback = append(res.Feedback, fb)
+		res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
 	}
 	return res, nil
 }

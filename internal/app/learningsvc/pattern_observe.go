@@ -176,7 +176,9 @@ type observation struct {
 	success bool
 	fbType  learning.FeedbackType
 	taskID  string
-	at      time.Time
+	// id is the maturity feedback row's id (default: a new one).
+	id string
+	at time.Time
 }
 
 // observe records a use of a pattern inside tx: its maturity feedback row,
@@ -199,7 +201,10 @@ func (s *Service) observe(ctx context.Context, tx store.Tx, id, project string, 
 	if err != nil {
 		return PatternUpdate{}, nil, err
 	}
-	mf := learning.MaturityFeedback{ID: app.NewID("mf-"), Project: project, PatternID: p.ID, Success: o.success,
+	if o.id == "" {
+		o.id = app.NewID("mf-")
+	}
+	mf := learning.MaturityFeedback{ID: o.id, Project: project, PatternID: p.ID, Success: o.success,
 		Type: o.fbType, Weight: 1, TaskID: o.taskID, Timestamp: o.at, Generation: m.Generation}
 	if _, err := tx.InsertMaturityFeedback(ctx, mf); err != nil {
 		return PatternUpdate{}, nil, err

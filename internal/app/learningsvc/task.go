@@ -29,6 +29,21 @@ type TaskEventInput struct {
 	// Source names the reporting client (claude, codex, cursor, opencode…).
 	Source    string `json:"source,omitempty"`
 	Timestamp string `json:"timestamp,omitempty"`
+	// EventID identifies the event (a hook event's id): an event already
+	// applied within app.DuplicateWindow of its time is not applied again,
+	// so a redelivered or doubly installed hook counts once.
+	EventID string `json:"event_id,omitempty"`
+	// Plan is the agent's plan (its plan or to-do tool's input): the
+	// strategies it names count as the task's, like a prompt's.
+	Plan string `json:"plan,omitempty"`
+	// Files are the files the event edited.
+	Files []string `json:"files,omitempty"`
+	// Signal is the event's decisive signal about the task's success
+	// (test_pass, test_fail, user_confirmed, user_rejected, stop_completed,
+	// stop_aborted, stop_error), used when the outcome is inferred.
+	Signal string `json:"signal,omitempty"`
+	// EndReason is the client's reason for an end event.
+	EndReason string `json:"end_reason,omitempty"`
 }
 
 // TaskInfo is a tracked task with what an outcome would take from it.
@@ -45,6 +60,9 @@ type TaskInfo struct {
 type TaskEventResult struct {
 	Task  TaskInfo             `json:"task"`
 	Error *learning.ErrorEntry `json:"error,omitempty"`
+	// Duplicate: the event had been applied already (same event id); it
+	// changed nothing.
+	Duplicate bool `json:"duplicate,omitempty"`
 }
 
 // RecordTaskEvent folds one event into a task, creating the task on its
@@ -82,8 +100,28 @@ func (s *Service) RecordTaskEvent(ctx context.Context, in TaskEventInput) (*Task
 	if err != nil {
 		return nil, err
 	}
+	note, err := taskNote(op, in, kind)
+	if err != nil {
+		return nil, err
+	}
 	var res TaskEventResult
 	err = s.env.Update(ctx, op, func(tx store.Tx) error {
+		res.Duplicate = false
+		if in.EventID != "" {
+			fresh, err := tx.MarkEvent(ctx, project, in.EventID+"/task", at, app.DuplicateWindow)
+			if err != nil {
+				return err
+			}
+			if !fresh {
+				res.Duplicate = true
+				t, err := tx.GetTask(ctx, project, in.TaskID)
+				if err != nil {
+					return err
+				}
+				res.Task, err = taskInfo(ctx, tx, t)
+				return err
+			}
+		}
 		if _, err := tx.InsertTask(ctx, learning.Task{ID: in.TaskID, Project: project, Source: in.Source,
 			StartedAt: at, LastActivityAt: at, UpdatedAt: now}); err != nil {
 			return err
@@ -93,6 +131,10 @@ func (s *Service) RecordTaskEvent(ctx context.Context, in TaskEventInput) (*Task
 			return err
 		}
 		t.Apply(kind, in.Text, at)
+		t.Note(note)
+		if kind != learning.TaskEnd {
+			t.EndedAt = nil // the session goes on: it will be closed again
+		}
 		if t.Source == "" {
 			t.Source = in.Source
 		}
