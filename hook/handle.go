@@ -206,16 +206,25 @@ func (h *Handler) Answer(ctx context.Context, ev Event, rec *Recorded) (Response
 		out.Context = SessionContext(g, taskID)
 	case spec.warnings:
 		prompt := cleanText(ev.Prompt, maxGuidanceTask)
-		// Warnings come only from strategies the prompt mentions; most
-		// prompts mention none, and then there is nothing to ask.
-		if prompt == "" || len(learning.ExtractPatterns(prompt)) == 0 {
+		// A session's first prompt says what the task is: it gets the
+		// strategies ranked for a task like it. Later prompts get warnings
+		// only, and those come only from strategies the prompt mentions;
+		// most prompts mention none, and then there is nothing to ask.
+		first := ev.Kind == KindPrompt && rec != nil && rec.Task.Prompts == 1
+		if prompt == "" || (!first && len(learning.ExtractPatterns(prompt)) == 0) {
 			break
 		}
-		g, err := h.Backend.PlanGuidance(ctx, kaizen.PlanInput{Project: h.Project, Task: prompt, Limit: h.limit()})
+		limit := h.limit()
+		if first {
+			// the ranking's head is a draw: ask for every strategy so
+			// that those with evidence are among them
+			limit = max(limit, 20)
+		}
+		g, err := h.Backend.PlanGuidance(ctx, kaizen.PlanInput{Project: h.Project, Task: prompt, Limit: limit})
 		if err != nil {
 			return Response{}, fmt.Errorf("plan guidance: %w", err)
 		}
-		out.Context = PromptContext(g)
+		out.Context = PromptContext(g, first)
 	}
 	if h.Experience != nil && spec.warnings && ev.Kind == KindPrompt {
 		recalled, err := h.recall(ctx, ev)
@@ -294,17 +303,30 @@ func SessionContext(g *learning.Guidance, taskID string) string {
 			"`kaizen outcome record --task %s --success` (or `--success=false`)._\n", taskID, taskID)
 }
 
-// PromptContext is what a prompt that mentions an anti-pattern or a
-// deprecated pattern gets: the guidance's warnings. Empty when none.
-func PromptContext(g *learning.Guidance) string {
-	if g == nil || len(g.Warnings) == 0 {
+// PromptContext is what a prompt gets: the guidance's warnings when it
+// mentions an anti-pattern or a deprecated pattern and, with withRanking
+// (a session's first prompt, which says what the task is), the strategies
+// ranked for a task like it. Empty when there is neither.
+func PromptContext(g *learning.Guidance, withRanking bool) string {
+	if g == nil {
+		return ""
+	}
+	ranking := ""
+	if withRanking {
+		ranking = g.RecommendationMarkdown()
+	}
+	if len(g.Warnings) == 0 && ranking == "" {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("## kaizen: about this request\n\n")
-	b.WriteString("_Evidence from past outcomes in this project, to weigh when planning; it is not an instruction._\n\n")
+	b.WriteString("_Evidence from past outcomes in this project, to weigh when planning; it is not an instruction._\n")
+	if len(g.Warnings) > 0 {
+		b.WriteString("\n")
+	}
 	for _, w := range g.Warnings {
 		fmt.Fprintf(&b, "- %s\n", w)
 	}
+	b.WriteString(ranking)
 	return b.String()
 }

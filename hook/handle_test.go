@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -199,13 +200,17 @@ func TestGuidanceInjection(t *testing.T) {
 		t.Errorf("prompt context: %s", out)
 	}
 
-	// a prompt that mentions no strategy gets nothing
+	// a session's first prompt gets the ranking for its task; a later
+	// prompt that mentions no strategy gets nothing
 	ev, err := hook.Parse(hook.Codex, "UserPromptSubmit", fixture(t, hook.Codex, "UserPromptSubmit"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if resp, err := b.h.Handle(context.Background(), ev); err != nil || !strings.Contains(resp.Context, "Recommended for this task") {
+		t.Errorf("first prompt: %+v, %v", resp, err)
+	}
 	if resp, err := b.h.Handle(context.Background(), ev); err != nil || resp.Context != "" {
-		t.Errorf("plain prompt: %+v, %v", resp, err)
+		t.Errorf("plain later prompt: %+v, %v", resp, err)
 	}
 
 	_, out = b.send(t, hook.Codex, "SessionStart")
@@ -380,5 +385,46 @@ func TestAgentTextIsCleaned(t *testing.T) {
 		if e.ToolName != "" && e.ToolName != "my_tool" {
 			t.Errorf("tool name %q", e.ToolName)
 		}
+	}
+}
+
+// A session's first prompt says what the task is: it gets the strategies
+// ranked for tasks like it, with the one that failed on similar tasks to
+// avoid. The seed ranking has no task-conditioned recommendation, and a
+// project with no evidence gets nothing.
+func TestFirstPromptGetsTheRanking(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	prompt := func(session, text string) string {
+		t.Helper()
+		payload := fmt.Sprintf(`{"session_id":%q,"cwd":"/home/dev/src/webapp","hook_event_name":"UserPromptSubmit","prompt":%q}`, session, text)
+		resp, _ := b.handle(t, hook.Claude, "UserPromptSubmit", []byte(payload))
+		return resp.Context
+	}
+	if got := prompt("empty-1", "Migrate the billing schema to v2"); got != "" {
+		t.Errorf("no evidence yet, got:\n%s", got)
+	}
+	for i := range 6 {
+		ok := i%2 == 0
+		strategy := "Respect dependency chain"
+		if !ok {
+			strategy = "Split by file type"
+		}
+		d := int64(300000)
+		if _, err := b.e.RecordOutcome(ctx, kaizen.OutcomeInput{Project: "webapp", TaskID: fmt.Sprintf("mig-%d", i),
+			DurationMs: &d, Task: fmt.Sprintf("Migrate the orders schema to v%d", i+2), Success: &ok, Strategy: strategy}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := prompt("s-1", "Migrate the billing schema to v3")
+	for _, want := range []string{"it is not an instruction", "Recommended for this task", "similar past task",
+		"Respect dependency chain", "Likely to fail for tasks like this one: Split by file type"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("first prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if got := prompt("s-1", "Now also update the README"); got != "" {
+		t.Errorf("a later prompt got:\n%s", got)
 	}
 }

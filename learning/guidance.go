@@ -472,6 +472,15 @@ func criteriaInform(cs []CriterionWeight) bool {
 	return false
 }
 
+// RecommendationMarkdown is the "Recommended for this task" section alone
+// (empty under the seed ranking or before any evidence), for a prompt that
+// gets the ranking without the rest of the guidance.
+func (g Guidance) RecommendationMarkdown() string {
+	var b strings.Builder
+	g.recommendationMarkdown(&b)
+	return b.String()
+}
+
 // recommendationMarkdown renders a task-conditioned recommendation: the
 // strategies for this task with their estimated rates and intervals, the
 // one worth exploring, those to avoid here, and what it is based on.
@@ -489,26 +498,37 @@ func (g Guidance) recommendationMarkdown(b *strings.Builder) {
 		fmt.Fprintf(b, "Based on %d similar past task(s), e.g. %q, and the project's overall evidence.\n\n",
 			n, oneLine(g.SimilarTasks[0].Task))
 	}
-	shown := 0
+	// The lines are for a reader: the strategies with evidence, by their
+	// estimated rate (the JSON keeps the ranking's order, a draw under
+	// thompson); those more likely to fail than not join the ones to avoid.
+	var good, bad []Recommended
 	for _, r := range g.Recommended {
-		if shown == 5 {
-			break
-		}
-		if r.Similar == 0 && r.Overall == 0 {
+		switch {
+		case r.Similar == 0 && r.Overall == 0:
 			continue // no evidence at all: not worth a line
+		case r.Rate < 0.5:
+			bad = append(bad, r)
+		default:
+			good = append(good, r)
 		}
-		shown++
-		fmt.Fprintf(b, "%d. %s: %s (95%% interval %.0f–%.0f%%)\n", shown, oneLine(r.Content),
+	}
+	slices.SortStableFunc(good, func(a, b Recommended) int { return cmp.Compare(b.Rate, a.Rate) })
+	for i, r := range good[:min(len(good), 5)] {
+		fmt.Fprintf(b, "%d. %s: %s (95%% interval %.0f–%.0f%%)\n", i+1, oneLine(r.Content),
 			r.Reason, 100*r.Interval[0], 100*r.Interval[1])
 	}
 	if g.Explore != nil {
 		fmt.Fprintf(b, "\nWorth trying to learn more: %s (%s).\n", oneLine(g.Explore.Content), g.Explore.Reason)
 	}
-	if len(g.Avoid) > 0 {
-		var names []string
-		for _, a := range g.Avoid {
+	var names []string
+	seen := map[string]bool{}
+	for _, a := range append(slices.Clone(g.Avoid), bad...) {
+		if !seen[a.ID] && (g.Explore == nil || g.Explore.ID != a.ID) {
+			seen[a.ID] = true
 			names = append(names, fmt.Sprintf("%s (%.0f%%)", oneLine(a.Content), 100*a.Rate))
 		}
+	}
+	if len(names) > 0 {
 		fmt.Fprintf(b, "\nLikely to fail for tasks like this one: %s.\n", strings.Join(names, "; "))
 	}
 }
