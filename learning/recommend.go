@@ -214,12 +214,19 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	// Per event, once: the candidates it used and its age weight.
 	pats := make([][]int, len(events))
 	decay := make([]float64, len(events))
+	uses := 0
+	for _, e := range events {
+		uses += len(e.Patterns)
+	}
+	flat := make([]int, 0, uses) // one array behind every event's list
 	for k, e := range events {
+		from := len(flat)
 		for _, pid := range e.Patterns {
 			if i, ok := index[pid]; ok {
-				pats[k] = append(pats[k], i)
+				flat = append(flat, i)
 			}
 		}
+		pats[k] = flat[from:len(flat):len(flat)]
 		decay[k] = 1
 		if age := now.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
 			decay[k] = math.Exp2(-age / c.HalfLifeDays)
@@ -344,22 +351,47 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	below := func(b Beta, x float64) bool {
 		return b.UpperBound(cc.Explore) < x || b.CDF(x) > cc.Explore // quantile < x ⇔ CDF(x) > p
 	}
-	for k := range all {
-		if len(rec.Recommended) >= limit && len(rec.Avoid) >= limit {
-			break
-		}
-		if k == sorted {
-			slices.SortFunc(all[k:], order)
-		}
-		s := all[k]
-		mean, local := s.post.Mean(), ev[s.i].ln
+	avoid := func(s scored) bool {
+		return s.post.Mean() < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && below(s.post, best)
+	}
+	take := func(s scored) {
+		local := ev[s.i].ln
 		switch {
-		case mean < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && below(s.post, best):
+		case avoid(s):
 			if len(rec.Avoid) < limit {
 				rec.Avoid = append(rec.Avoid, item(s, avoidReason(s.post, local, len(neighbors) > 0)))
 			}
 		case len(rec.Recommended) < limit:
 			rec.Recommended = append(rec.Recommended, item(s, rankReason(cands[s.i], s.post, local, len(neighbors) > 0)))
+		}
+	}
+	full := func() bool { return len(rec.Recommended) >= limit && len(rec.Avoid) >= limit }
+	for _, s := range all[:sorted] {
+		if full() {
+			break
+		}
+		take(s)
+	}
+	if tail := all[sorted:]; !full() && len(tail) > 0 {
+		if len(rec.Recommended) < limit {
+			slices.SortFunc(tail, order)
+		} else {
+			// Only the ones to avoid are still wanted: order those few,
+			// not the whole tail (thousands of patterns).
+			var few []scored
+			for _, s := range tail {
+				if avoid(s) {
+					few = append(few, s)
+				}
+			}
+			slices.SortFunc(few, order)
+			tail = few
+		}
+		for _, s := range tail {
+			if full() {
+				break
+			}
+			take(s)
 		}
 	}
 	// Under bayes, suggest the most promising uncertain pattern outside the
