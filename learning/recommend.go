@@ -119,6 +119,11 @@ type Choice struct {
 	// deprecated. In this task's context it may still be good.
 	Inverted   bool `json:"inverted,omitempty"`
 	Deprecated bool `json:"deprecated,omitempty"`
+	// Successes and Failures are the pattern's own use counts: its
+	// overall evidence when none of its uses is among the indexed outcomes
+	// (uses older than context.history, or recorded without an outcome).
+	Successes int64 `json:"successes,omitempty"`
+	Failures  int64 `json:"failures,omitempty"`
 }
 
 // Recommended is a pattern in a recommendation, with its estimated success
@@ -311,8 +316,13 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		mean, score float64
 	}
 	all := make([]scored, len(cands))
-	for i := range cands {
+	for i, cd := range cands {
 		overall := Beta{Alpha: ev[i].s + 1, Beta: ev[i].n - ev[i].s + 1}
+		if ev[i].n == 0 && cd.Successes+cd.Failures > 0 {
+			// none of its uses is indexed: its own counts are the evidence
+			ev[i].s, ev[i].n = float64(cd.Successes), float64(cd.Successes+cd.Failures)
+			overall = Beta{Alpha: ev[i].s + 1, Beta: ev[i].n - ev[i].s + 1}
+		}
 		post := overall
 		if len(neighbors) > 0 {
 			m := overall.Mean()
@@ -501,7 +511,8 @@ func (c Config) ChoicesOf(views []PatternView) []Choice {
 			continue
 		}
 		out = append(out, Choice{ID: v.Pattern.ID, Content: v.Pattern.Content, Tags: v.Pattern.Tags,
-			Inverted: v.Pattern.AntiPatternID != "", Deprecated: v.Maturity.State == Deprecated})
+			Inverted: v.Pattern.AntiPatternID != "", Deprecated: v.Maturity.State == Deprecated,
+			Successes: v.Pattern.SuccessCount, Failures: v.Pattern.FailureCount})
 		for _, tag := range v.Pattern.Tags {
 			known[tag] = true
 		}

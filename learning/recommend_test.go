@@ -178,3 +178,27 @@ func TestBetaUpperBoundBoundsTheQuantile(t *testing.T) {
 		}
 	}
 }
+
+// A pattern none of whose uses is among the indexed outcomes (older than
+// the history, or recorded without an outcome) is judged on its own use
+// counts, not as a pattern never tried.
+func TestRecommendFallsBackToPatternCounts(t *testing.T) {
+	t.Parallel()
+	c := learning.DefaultConfig()
+	c.Ranking = learning.RankingBayes
+	cands := []learning.Choice{{ID: "proven", Content: "Proven", Successes: 19, Failures: 1},
+		{ID: "failing", Content: "Failing", Successes: 1, Failures: 19}, {ID: "new", Content: "New"}}
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := c.Recommend(learning.GuidanceRequest{Task: "anything"}, cands, learning.NewContextIndex(nil), now, 1)
+	if rec.Recommended[0].ID != "proven" || rec.Recommended[0].Rate < 0.85 || rec.Recommended[0].Overall != 20 {
+		t.Errorf("recommended %+v, want proven first at its counts' rate", rec.Recommended)
+	}
+	if len(rec.Avoid) != 1 || rec.Avoid[0].ID != "failing" {
+		t.Errorf("avoid %+v, want the failing pattern", rec.Avoid)
+	}
+	for _, r := range rec.Recommended {
+		if r.ID == "new" && r.Rate != 0.5 {
+			t.Errorf("a pattern never used has rate %v, want the flat prior's 0.5", r.Rate)
+		}
+	}
+}
