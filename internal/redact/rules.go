@@ -29,7 +29,7 @@ func buildRules() []*rule {
 
 		// GitHub, GitLab.
 		re("github-pat", kw("ghp_"), `ghp_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
-		re("github-pat", kw("github_pat_"), `github_pat_[A-Za-z0-9_]{50,}`, word, mixedAfter(11)),
+		re("github-pat", kw("github_pat_"), `github_pat_[A-Za-z0-9_]{30,}`, word, mixedAfter(11)),
 		re("github-oauth", kw("gho_"), `gho_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
 		re("github-app-token", kw("ghu_", "ghs_"), `gh[us]_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
 		re("github-refresh-token", kw("ghr_"), `ghr_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
