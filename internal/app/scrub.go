@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 
 	"github.com/kaizenhq/kaizen/internal/redact"
 )
@@ -179,4 +180,96 @@ func scrubAttr(a slog.Attr) slog.Attr {
 		}
 	}
 	return slog.Attr{Key: a.Key, Value: v}
+}
+
+// ScrubStruct scrubs, in place, every string reachable from v (a
+// pointer): exported string fields of structs, elements of slices and
+// arrays, string values of maps, through pointers and interfaces. It is
+// for records made of free text from elsewhere (an agent's or a model's
+// extraction, an imported bundle) whose every field is untrusted; ids and
+// enum words among them do not look like secrets and pass unchanged. A
+// map's keys are kept. Slices are changed in place, so a caller's slice
+// shared with v is scrubbed too.
+func ScrubStruct(v any) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return
+	}
+	scrubReflect(rv.Elem(), 0)
+}
+
+var anyMapType = reflect.TypeFor[map[string]any]()
+
+func scrubReflect(v reflect.Value, depth int) {
+	if depth > 32 {
+		return
+	}
+	if v.Type() == anyMapType && !v.IsNil() {
+		// Decoded JSON (tool arguments): keys name the values.
+		changed := false
+		scrubValue(v.Interface(), &changed)
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			if s := v.String(); s != "" {
+				if r := Scrub(s); r != s {
+					v.SetString(r)
+				}
+			}
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			e := v.Elem()
+			if v.Kind() == reflect.Interface {
+				// Values in interfaces are not addressable: scrub a copy
+				// and put it back.
+				if e.Kind() == reflect.String && v.CanSet() {
+					v.Set(reflect.ValueOf(Scrub(e.String())).Convert(e.Type()))
+					return
+				}
+				if e.Kind() != reflect.Pointer && e.Kind() != reflect.Map && e.Kind() != reflect.Slice {
+					return
+				}
+			}
+			scrubReflect(e, depth+1)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range v.NumField() {
+			if t.Field(i).IsExported() {
+				scrubReflect(v.Field(i), depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return // bytes: raw JSON, vectors; not text here
+		}
+		for i := range v.Len() {
+			scrubReflect(v.Index(i), depth+1)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			scrubReflect(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		if v.Type().Elem().Kind() != reflect.String {
+			iter := v.MapRange()
+			for iter.Next() {
+				e := iter.Value()
+				if e.Kind() == reflect.Pointer || e.Kind() == reflect.Map || e.Kind() == reflect.Slice {
+					scrubReflect(e, depth+1)
+				}
+			}
+			return
+		}
+		iter := v.MapRange()
+		for iter.Next() {
+			s := iter.Value().String()
+			if r := Scrub(s); r != s {
+				v.SetMapIndex(iter.Key(), reflect.ValueOf(r).Convert(v.Type().Elem()))
+			}
+		}
+	}
 }

@@ -95,4 +95,3 @@ func legacyRedact(text string) (string, int) {
 	}
 	return text, count
 }
-
