@@ -217,6 +217,18 @@ func findURLPasswords(text string, hits []int32, emit func(int, int, string)) {
 		for j < len(text) && j-p < 1024 && !authorityStop[text[j]] {
 			j++
 		}
+		if j < len(text) && text[j] == '#' && strings.IndexByte(text[p:j], '@') < 0 && strings.IndexByte(text[p:j], ':') >= 0 {
+			// An unencoded "#" in a password (user:pa#ss@host) is not
+			// a fragment when an "@" follows before any "/" or space.
+			k := j
+			for k < len(text) && k-j < 256 && text[k] != '@' && (text[k] == '#' || !authorityStop[text[k]]) {
+				k++
+			}
+			if k < len(text) && text[k] == '@' {
+				for j = k; j < len(text) && j-p < 1024 && !authorityStop[text[j]]; j++ {
+				}
+			}
+		}
 		done = j
 		auth := text[p:j]
 		at := strings.LastIndexByte(auth, '@')
