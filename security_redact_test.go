@@ -3,7 +3,6 @@ package kaizen_test
 import (
 	"bytes"
 	"database/sql"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -11,16 +10,6 @@ import (
 	"github.com/kaizenhq/kaizen/explore"
 	"github.com/kaizenhq/kaizen/internal/testkit"
 )
-
-// secretJSON is testkit.SecretText as the inside of a JSON string.
-func secretJSON(t *testing.T) string {
-	t.Helper()
-	b, err := json.Marshal(testkit.SecretText())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b[1 : len(b)-1])
-}
 
 // TestSecurityNoStoredSecretEngine sends secret-bearing text through every
 // engine write path that takes untrusted text (task events: first prompt
@@ -77,27 +66,7 @@ func TestSecurityNoStoredSecretEngine(t *testing.T) {
 
 		// An export written elsewhere (by an older kaizen, or by hand)
 		// carrying secrets, imported.
-		src := setup(t, "sqlite")
-		const mark = "PLACEHOLDER-FOR-SECRET-TEXT"
-		sin := outcome("bd-9", false)
-		sin.Description, sin.FailureDetails = mark, mark
-		_, err = src.e.RecordOutcome(ctx, sin)
-		must("source outcome", err)
-		_, err = src.e.RecordError(ctx, kaizen.ErrorInput{TaskID: "bd-9", Message: mark})
-		must("source error", err)
-		_, err = src.e.Capture(ctx, kaizen.CaptureInput{TaskID: "bd-9", Turns: []kaizen.TurnInput{{Role: "user", Content: mark}}})
-		must("source capture", err)
-		var file bytes.Buffer
-		_, err = src.e.Export(ctx, &file, kaizen.ExportOptions{})
-		must("source export", err)
-		if !strings.Contains(file.String(), mark) {
-			t.Fatal("the source export lacks the placeholder")
-		}
-		crafted := strings.ReplaceAll(file.String(), mark, secretJSON(t))
-		testkit.AssertNoSecret(t, "nothing", "")
-		if !strings.Contains(crafted, testkit.Secrets[0].Value) {
-			t.Fatal("the crafted export holds no secret")
-		}
+		crafted := testkit.CraftedExport(t)
 		_, err = b.e.Import(ctx, strings.NewReader(crafted), kaizen.ImportOptions{Project: "imported"})
 		must("import", err)
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -162,4 +163,38 @@ func DumpDatabase(t testing.TB, dsn string) string {
 		rows.Close()
 	}
 	return out.String()
+}
+
+// CraftedExport returns an export file (kaizen export's JSONL) whose
+// outcome, error and turn carry SecretText: what an export written by an
+// older kaizen, or by hand, may hold. Its records are in project "src".
+func CraftedExport(t testing.TB) string {
+	t.Helper()
+	const mark = "PLACEHOLDER-FOR-SECRET-TEXT"
+	src := Open(t, "memory", func(c *kaizen.Config) { c.Project = "src" })
+	ctx := context.Background()
+	ptr := func(v bool) *bool { return &v }
+	dur := int64(60_000)
+	if _, err := src.E.RecordOutcome(ctx, kaizen.OutcomeInput{TaskID: "bd-9", Success: ptr(false), DurationMs: &dur, Description: mark, FailureDetails: mark, Task: mark}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.E.RecordError(ctx, kaizen.ErrorInput{TaskID: "bd-9", Message: mark, StackTrace: mark}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.E.Capture(ctx, kaizen.CaptureInput{TaskID: "bd-9", Turns: []kaizen.TurnInput{{Role: "user", Content: mark}}}); err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := src.E.Export(ctx, &file, kaizen.ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := json.Marshal(SecretText())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.ReplaceAll(file.String(), mark, string(q[1:len(q)-1]))
+	if out == file.String() || !strings.Contains(out, Secrets[0].Value) {
+		t.Fatal("CraftedExport: the export holds no placeholder")
+	}
+	return out
 }
