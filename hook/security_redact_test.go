@@ -33,7 +33,7 @@ func TestSecurityNoStoredSecretHook(t *testing.T) {
 			{"hook_event_name": "SessionStart", "source": "startup"},
 			{"hook_event_name": "UserPromptSubmit", "prompt": secret},
 			{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_1",
-				"tool_input": map[string]any{"command": secret, "env": map[string]any{"AWS_SECRET_ACCESS_KEY": testkit.Secrets[1].Value}},
+				"tool_input":    map[string]any{"command": secret, "env": map[string]any{"AWS_SECRET_ACCESS_KEY": testkit.Secrets[1].Value}},
 				"tool_response": map[string]any{"stdout": secret, "stderr": "", "interrupted": false}},
 			{"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_use_id": "toolu_2",
 				"tool_input": map[string]any{"command": "psql " + testkit.Secrets[5].Text}, "error": secret, "is_interrupt": false},
