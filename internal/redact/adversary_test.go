@@ -148,3 +148,75 @@ func TestCompleteShortKeyBlock(t *testing.T) {
 		t.Errorf("prose changed: %q", got)
 	}
 }
+
+// adversaryCorpus repeats the adversary sets' texts (both halves, secrets
+// and look-alikes in file order) until n bytes: text shaped like what the
+// engine scrubs, with a secret every ~150 bytes.
+func adversaryCorpus(tb testing.TB, n int) string {
+	var b strings.Builder
+	sets := append(loadSet(tb, "testdata/adversary-dev.jsonl"), loadSet(tb, "testdata/adversary-holdout.jsonl")...)
+	for b.Len() < n {
+		for _, ex := range sets {
+			b.WriteString(ex.Text)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()[:n]
+}
+
+// BenchmarkScrubThroughput compares, in one run on the same inputs, Redact
+// with two baselines: strings.Clone (the cost of touching every byte) and
+// the regular-expression pass experience.RedactSecrets used before
+// (legacyRedact). Inputs: 64 KB of keyword-free log lines (most of what
+// agents send) and 64 KB of the adversary sets (a secret every ~150
+// bytes, the worst realistic case).
+//
+//	go test ./internal/redact -run XXX -bench ScrubThroughput -benchtime 200x
+func BenchmarkScrubThroughput(b *testing.B) {
+	inputs := []struct {
+		name string
+		text string
+	}{{"logs-64KB", prose(64 << 10)}, {"secrets-64KB", adversaryCorpus(b, 64<<10)}}
+	for _, in := range inputs {
+		for _, f := range []struct {
+			name string
+			fn   func(string) string
+		}{{"clone", strings.Clone}, {"legacy", legacyText}, {"redact", redactText}} {
+			b.Run(in.name+"/"+f.name, func(b *testing.B) {
+				b.SetBytes(int64(len(in.text)))
+				for b.Loop() {
+					f.fn(in.text)
+				}
+			})
+		}
+	}
+}
+
+// TestHoldoutMissesFixed covers the three holdout misses, fixed after the
+// holdout half was scored (so the holdout no longer measures them), and
+// the look-alikes next to them that must stay.
+func TestHoldoutMissesFixed(t *testing.T) {
+	t.Parallel()
+	secrets := map[string]string{
+		"aws configure set aws_secret_access_key 9iEcdTH63GUWq1/Pm2Nx+L0vZkRb8sYt4uJ7wFaC --profile ci": "9iEcdTH63GUWq1/Pm2Nx+L0vZkRb8sYt4uJ7wFaC",
+		`sql.Open("mysql", "app:LPX0y9sYlJ_3qT@tcp(127.0.0.1:3306)/app")`:                             "LPX0y9sYlJ_3qT",
+		"数据库密码是 %!nC18LLYTvp9，请不要外传":                                                                 "%!nC18LLYTvp9",
+		"password=$ecr3t!Pa55":                                                                         "$ecr3t!Pa55",
+	}
+	for in, sec := range secrets {
+		if got, _ := Redact(in); strings.Contains(got, sec) {
+			t.Errorf("Redact(%q) = %q: secret kept", in, got)
+		}
+	}
+	for _, in := range []string{
+		"aws_secret_access_key is required for the default profile",
+		`sql.Open("mysql", "app@tcp(127.0.0.1:3306)/app")`,
+		`dsn := fmt.Sprintf("%s:%s@tcp(%s)/%s", user, pass, host, db)`,
+		"password=%s", "password=%-10v", "password=%(pw)s", "password=%DB_PASSWORD%", "password=$DB_PASSWORD",
+		"password=${DB_PASSWORD}", "password=$(cat /run/secrets/db)", "password=@secrets/db.txt",
+	} {
+		if got, _ := Redact(in); got != in {
+			t.Errorf("Redact(%q) = %q; want it unchanged", in, got)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func buildRules() []*rule {
 		// AWS: the secret access key after its key name, then ids, then a
 		// bare secret next to an id.
 		withLeft(re("aws-secret-key", kw("secret"),
-			`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key|aws[_.-]?secret)["'`+"`"+`]?[ \t]*(?::=|=>|=|:)[ \t]*["'`+"`"+`]?(?P<s>[A-Za-z0-9/+]{40})`,
+			`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key|aws[_.-]?secret)["'`+"`"+`]?(?:[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+)["'`+"`"+`]?(?P<s>[A-Za-z0-9/+]{40})`,
 			b64Chars, awsSecretLike), b64Body),
 		awsID,
 		{name: "aws-secret-key", keywords: awsID.keywords, custom: findAWSSecretNearID(awsID), back: 320, fwd: 320, multiLine: true},
@@ -120,6 +120,8 @@ func buildRules() []*rule {
 
 		// Credentials in URLs, headers and commands.
 		{name: "url-password", keywords: kw("://"), onHits: findURLPasswords},
+		// Go's MySQL driver DSN has no scheme: user:password@tcp(host)/db.
+		re("url-password", kw("@tcp(", "@unix(", "@udp("), `[A-Za-z0-9_.-]+:(?P<s>[^\s@:/"'`+"`"+`]+)@(?:tcp|unix|udp)\(`, nil, func(v string) bool { return !isTemplate(v) }),
 		re("basic-auth", kw("basic"), `(?i)\bbasic[ \t]+(?P<s>[A-Za-z0-9+/]{6,}={0,2})`, b64Chars, basicCredential),
 		re("bearer-token", kw("bearer"), `(?i)\bbearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{16,})`, wordDot, bearerValue),
 		re("authorization", kw("authorization"),
