@@ -199,9 +199,9 @@ func TestHoldoutMissesFixed(t *testing.T) {
 	t.Parallel()
 	secrets := map[string]string{
 		"aws configure set aws_secret_access_key 9iEcdTH63GUWq1/Pm2Nx+L0vZkRb8sYt4uJ7wFaC --profile ci": "9iEcdTH63GUWq1/Pm2Nx+L0vZkRb8sYt4uJ7wFaC",
-		`sql.Open("mysql", "app:LPX0y9sYlJ_3qT@tcp(127.0.0.1:3306)/app")`:                             "LPX0y9sYlJ_3qT",
-		"数据库密码是 %!nC18LLYTvp9，请不要外传":                                                                 "%!nC18LLYTvp9",
-		"password=$ecr3t!Pa55":                                                                         "$ecr3t!Pa55",
+		`sql.Open("mysql", "app:LPX0y9sYlJ_3qT@tcp(127.0.0.1:3306)/app")`:                               "LPX0y9sYlJ_3qT",
+		"数据库密码是 %!nC18LLYTvp9，请不要外传":                                                                    "%!nC18LLYTvp9",
+		"password=$ecr3t!Pa55": "$ecr3t!Pa55",
 	}
 	for in, sec := range secrets {
 		if got, _ := Redact(in); strings.Contains(got, sec) {
