@@ -136,3 +136,24 @@ func TestScrubLogger(t *testing.T) {
 		t.Errorf("log lost its content: %s", buf.String())
 	}
 }
+
+// FuzzScrubJSON: valid JSON stays valid JSON, scrubbing is idempotent,
+// and nothing panics.
+func FuzzScrubJSON(f *testing.F) {
+	for _, s := range []string{`{"password": "c0rrect-H0rse-Battery!"}`, `["token=Tk7fQ2pL9mZ4xR8vB3nW6yC1", 1e400, -0]`,
+		`"-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----"`, `{"a": {"b": [null, true, {"api_key": "x"}]}}`, `{"a":1}{"b":2}`, `nul`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out := app.ScrubJSON(data)
+		if json.Valid(data) && !json.Valid(out) {
+			t.Fatalf("valid %q became invalid %q", data, out)
+		}
+		if again := app.ScrubJSON(out); !bytes.Equal(again, out) && json.Valid(data) {
+			var a, b any
+			if json.Unmarshal(again, &a) != nil || json.Unmarshal(out, &b) != nil {
+				t.Fatalf("not idempotent: %q then %q", out, again)
+			}
+		}
+	})
+}
