@@ -58,7 +58,7 @@ func TestWriteBundleRedactsSecrets(t *testing.T) {
 	if err := WriteBundle(&buf, b); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(buf.String(), secret) || strings.Contains(buf.String(), "hunter22") || strings.Count(buf.String(), "[REDACTED]") != 3 {
+	if strings.Contains(buf.String(), secret) || strings.Contains(buf.String(), "hunter22") || strings.Count(buf.String(), "[REDACTED:") != 3 {
 		t.Errorf("secrets in bundle:\n%s", buf.String())
 	}
 	if b.Skills[0].Skill.Steps[0] != "export GH_TOKEN="+secret {

@@ -252,18 +252,18 @@ func TestParseSkillHandWritten(t *testing.T) {
 func TestRedactSecrets(t *testing.T) {
 	t.Parallel()
 	secrets := []struct{ in, want string }{
-		{"key sk-proj-AbCdEf0123456789GhIjKlMn end", "key [REDACTED] end"},
-		{"sk-ant-api03-abcDEF123456789012345678", "[REDACTED]"},
-		{"token ghp_0123456789abcdefghijABCDEFGHIJ0123456789", "token [REDACTED]"},
-		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[REDACTED]"},
-		{"AKIAIOSFODNN7EXAMPLE", "[REDACTED]"},
-		{"xoxb-1234567890-abcdefghij", "[REDACTED]"},
-		{"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123", "Authorization: Bearer [REDACTED]"},
-		{"password=hunter22 next", "password=[REDACTED] next"},
-		{`api_key: "abcd1234efgh"`, `api_key: [REDACTED]`},
-		{`"client_secret": "s3cr3t-value"`, `"client_secret": [REDACTED]`},
-		{"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nafter", "[REDACTED]\nafter"},
-		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk (truncated", "[REDACTED]"},
+		{"key sk-proj-AbCdEf0123456789GhIjKlMn end", "key [REDACTED:openai-api-key] end"},
+		{"sk-ant-api03-abcDEF123456789012345678", "[REDACTED:anthropic-api-key]"},
+		{"token ghp_0123456789abcdefghijABCDEFGHIJ0123456789", "token [REDACTED:github-pat]"},
+		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "[REDACTED:github-pat]"},
+		{"AKIAIOSFODNN7EXAMPLE", "[REDACTED:aws-access-key-id]"},
+		{"xoxb-1234567890-abcdefghij", "[REDACTED:slack-token]"},
+		{"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123", "Authorization: Bearer [REDACTED:jwt]"},
+		{"password=hunter22 next", "password=[REDACTED:password] next"},
+		{`api_key: "abcd1234efgh"`, `api_key: "[REDACTED:api-key]"`},
+		{`"client_secret": "s3cr3t-value"`, `"client_secret": "[REDACTED:secret]"`},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nafter", "[REDACTED:private-key]\nafter"},
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ (truncated", "[REDACTED:private-key] (truncated"},
 	}
 	for _, c := range secrets {
 		got, n := RedactSecrets(c.in)
@@ -286,7 +286,7 @@ func TestRedactSecrets(t *testing.T) {
 		}
 	}
 	got, n := RedactSecrets("a AKIAIOSFODNN7EXAMPLE b password=hunter22 c ghp_0123456789abcdefghijABCDEFGHIJ0123456789")
-	if n != 3 || strings.Count(got, "[REDACTED]") != 3 {
+	if n != 3 || strings.Count(got, "[REDACTED:") != 3 {
 		t.Errorf("three secrets: %q, %d", got, n)
 	}
 }
@@ -311,7 +311,7 @@ func TestParseSkillJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := SkillProposal{SkillDoc: SkillDoc{Name: "use-pnpm-in-ci", Description: "Install with pnpm", WhenToUse: "JS projects",
-		Steps: []string{"pnpm install --frozen-lockfile", "export TOKEN=[REDACTED]"}}, Changelog: "created", HeuristicIDs: []string{"heur-2"}}
+		Steps: []string{"pnpm install --frozen-lockfile", "export TOKEN=[REDACTED:github-pat]"}}, Changelog: "created", HeuristicIDs: []string{"heur-2"}}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("draft (-want +got):\n%s", diff)
 	}

@@ -45,9 +45,13 @@ func (r Record) Session() string { return spool.SessionKey(r.Event.TaskID()) }
 // maxSpooledRaw bounds each raw tool field kept in a spooled event.
 const maxSpooledRaw = 64 << 10
 
-// NewRecord builds the spool record of a parsed event. Large tool inputs
-// and responses are cut (as JSON strings) so that a record stays small.
+// NewRecord builds the spool record of a parsed event. Secrets in its
+// text (the prompt, the tool input, response and error, the last message,
+// the plan) are redacted first (app.Scrub: the spool is on disk), then
+// large tool inputs and responses are cut (as JSON strings) so that a
+// record stays small.
 func NewRecord(ev Event, id, project string, at time.Time) Record {
+	ev = scrubEvent(ev)
 	ev.ToolInput = boundRaw(ev.ToolInput)
 	ev.ToolResponse = boundRaw(ev.ToolResponse)
 	ev.Prompt = cleanText(ev.Prompt, maxCapturedText)

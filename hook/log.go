@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kaizenhq/kaizen/internal/app"
 )
 
 // LogFile is the file in the kaizen home where hooks write their problems:
@@ -25,7 +27,8 @@ func FallbackLogPath() string {
 // exceeds MaxLogBytes, and falls back to FallbackLogPath when the home
 // cannot be written. It returns the path written.
 func AppendLog(home string, at time.Time, msg string) (string, error) {
-	line := at.UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(strings.TrimSpace(msg), "\n", " ") + "\n"
+	// Messages quote what failed (a payload, an error text): scrubbed.
+	line := at.UTC().Format(time.RFC3339) + " " + strings.ReplaceAll(strings.TrimSpace(app.Scrub(msg)), "\n", " ") + "\n"
 	path := filepath.Join(home, LogFile)
 	err := appendLine(path, line)
 	if err == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/hook/hookcmd"
+	appsvc "github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/mcp"
 )
 
@@ -89,10 +90,12 @@ func newLogger(w io.Writer, level string, asJSON bool) (*slog.Logger, error) {
 		return nil, err
 	}
 	opts := &slog.HandlerOptions{Level: l}
+	// Every record is scrubbed of secrets (ScrubLogger): logs quote
+	// untrusted input.
 	if asJSON {
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return appsvc.ScrubLogger(slog.New(slog.NewJSONHandler(w, opts))), nil
 	}
-	return slog.New(slog.NewTextHandler(w, opts)), nil
+	return appsvc.ScrubLogger(slog.New(slog.NewTextHandler(w, opts))), nil
 }
 
 // explicitProject is the project chosen explicitly (--project, then

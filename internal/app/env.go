@@ -37,6 +37,7 @@ func NewEnv(st store.Store, clock func() time.Time, logger *slog.Logger, project
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	logger = ScrubLogger(logger) // logs quote untrusted text: see Scrub
 	return &Env{Store: st, Clock: clock, Logger: logger, Project: project}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/kaizenhq/kaizen/internal/redact"
 	"github.com/kaizenhq/kaizen/store"
 )
 
@@ -307,6 +308,9 @@ func (r *Runner) run(ctx context.Context, sj store.Job) {
 		state, retryAt, msg = store.JobAvailable, now.Add(k.backoff(sj.Attempts)), err.Error()
 		log.Info("job will be retried", "at", retryAt, "err", err)
 	}
+	// An error can quote what the job read (a model's reply, a record):
+	// it is stored, so it is scrubbed like every untrusted text.
+	msg, _ = redact.Redact(msg)
 	// Finish even when ctx ended: the result must not be lost.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()

@@ -156,9 +156,16 @@ func isTemplate(v string) bool {
 		return true
 	}
 	switch v[0] {
-	case '$', '<', '%', '{', '[', '@', '?':
-		// $VAR ${VAR} $(cmd) <your-key> %s {{ x }} [list] @file ${X:?msg}
+	case '<', '{', '[', '?':
+		// <your-key> {{ x }} [list] ?
 		return true
+	case '$', '%', '@':
+		// $VAR ${VAR} $(cmd) %s %-10v %(name)s %APPDATA% @file; a value
+		// that only starts with one of them ("%!nC18…", "$ecr3t!") is not
+		// a reference.
+		if sigilReference(v) {
+			return true
+		}
 	}
 	lv := strings.ToLower(v)
 	for _, sub := range []string{"${", "{{", "}}", "$(", "%s", "%(", "%v", "%q", "changeme", "change_me", "change-me",
@@ -172,6 +179,42 @@ func isTemplate(v string) bool {
 		return true
 	}
 	return isMaskLike(v)
+}
+
+// sigilReference reports whether v, starting with $, % or @, is a
+// reference rather than a secret that starts with that byte: $VAR,
+// ${…}, $(…), a printf verb, %(name)s, %{…}, %VAR%, @file.
+func sigilReference(v string) bool {
+	rest := v[1:]
+	switch {
+	case rest == "":
+		return true
+	case v[0] == '$':
+		return rest[0] == '{' || rest[0] == '(' || isIdent(rest) || rest[0] == '$'
+	case v[0] == '@':
+		return isPathish(rest)
+	case rest[0] == '(' || rest[0] == '{':
+		return true
+	case strings.HasSuffix(rest, "%") && isIdent(rest[:len(rest)-1]):
+		return true // %APPDATA%
+	}
+	// A printf verb: flags, width and precision, then one letter.
+	i := 0
+	for i < len(rest) && strings.IndexByte("-+# 0123456789.*", rest[i]) >= 0 {
+		i++
+	}
+	return i+1 == len(rest) && isLetter(rest[i])
+}
+
+// isPathish reports whether s is made of path characters only.
+func isPathish(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(isLetter(c) || '0' <= c && c <= '9' || strings.IndexByte("._-/~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // isReference reports whether an unquoted value is code that reads a

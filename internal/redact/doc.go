@@ -109,4 +109,17 @@
 // removed 169/172 secrets, cleaned 107/110 texts fully and changed 3/71
 // look-alikes; the misses were Feishu/Lark, RubyGems and one Tencent
 // Cloud format. Rules added for them must be judged on a fresh set.
+//
+// That fresh set is testdata/adversary-*.jsonl (issue 12): 141 texts
+// written as an attacker would probe the rules (96 secret formats,
+// among them every format the issue found stored verbatim, and 45
+// look-alikes), split into a dev and a holdout half by a hash of each
+// example before any rule was tuned (TestAdversarySplit checks the
+// split). Tuned on the dev half only, the rules then found 48/51 holdout
+// secrets and changed 0/22 holdout look-alikes; the pass
+// experience.RedactSecrets used before found 14/51. The three misses
+// (aws configure set with a space, Go MySQL DSNs, a password starting
+// with "%") were fixed after that score (TestHoldoutMissesFixed), so the
+// holdout no longer measures them. See docs/security-redaction.md and
+// docs/BENCHMARKS.md.
 package redact

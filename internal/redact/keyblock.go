@@ -32,6 +32,9 @@ func findPrivateKeys(text string, lo, hi int, emit func(start, end int, name str
 		bodyStart := j + 5
 		end, ok := scanKeyBody(text[:hi], bodyStart)
 		if !ok {
+			end, ok = completeBlock(text[:hi], bodyStart, label)
+		}
+		if !ok {
 			pos = bodyStart
 			continue
 		}
@@ -86,6 +89,37 @@ func scanKeyBody(text string, i int) (end int, ok bool) {
 		i, end, ok = j, j, true
 	}
 	return end, ok
+}
+
+// completeBlock accepts a block whose body is too short for scanKeyBody
+// (a key cut for an example, a test fixture) when the END line of the
+// same label closes it and the body between is lines of base64 (line
+// breaks, real or escaped, separate them; prose, with its spaces, is not
+// a body). It returns the end of the END line.
+func completeBlock(text string, i int, label string) (int, bool) {
+	endLine := "-----END " + label + "-----"
+	k := strings.Index(text[i:min(len(text), i+8192)], endLine)
+	if k < 0 {
+		return 0, false
+	}
+	body := text[i : i+k]
+	tokens := 0
+	for _, line := range strings.FieldsFunc(strings.NewReplacer(`\r`, "\n", `\n`, "\n").Replace(body), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		for j := 0; j < len(line); j++ {
+			if !b64Chars[line[j]] {
+				return 0, false
+			}
+		}
+		tokens++
+	}
+	if tokens == 0 {
+		return 0, false
+	}
+	return i + k + len(endLine), true
 }
 
 // isHeaderName reports the RFC 1421 / OpenPGP armour header names.

@@ -22,14 +22,14 @@ func buildRules() []*rule {
 		// AWS: the secret access key after its key name, then ids, then a
 		// bare secret next to an id.
 		withLeft(re("aws-secret-key", kw("secret"),
-			`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key|aws[_.-]?secret)["'`+"`"+`]?[ \t]*(?::=|=>|=|:)[ \t]*["'`+"`"+`]?(?P<s>[A-Za-z0-9/+]{40})`,
+			`(?i)(?:aws[_.-]?secret[_.-]?(?:access[_.-]?)?key|secret[_.-]?access[_.-]?key|aws[_.-]?secret)["'`+"`"+`]?(?:[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+)["'`+"`"+`]?(?P<s>[A-Za-z0-9/+]{40})`,
 			b64Chars, awsSecretLike), b64Body),
 		awsID,
 		{name: "aws-secret-key", keywords: awsID.keywords, custom: findAWSSecretNearID(awsID), back: 320, fwd: 320, multiLine: true},
 
 		// GitHub, GitLab.
 		re("github-pat", kw("ghp_"), `ghp_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
-		re("github-pat", kw("github_pat_"), `github_pat_[A-Za-z0-9_]{50,}`, word, mixedAfter(11)),
+		re("github-pat", kw("github_pat_"), `github_pat_[A-Za-z0-9_]{30,}`, word, mixedAfter(11)),
 		re("github-oauth", kw("gho_"), `gho_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
 		re("github-app-token", kw("ghu_", "ghs_"), `gh[us]_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
 		re("github-refresh-token", kw("ghr_"), `ghr_[A-Za-z0-9]{36,}`, word, mixedAfter(4)),
@@ -120,6 +120,8 @@ func buildRules() []*rule {
 
 		// Credentials in URLs, headers and commands.
 		{name: "url-password", keywords: kw("://"), onHits: findURLPasswords},
+		// Go's MySQL driver DSN has no scheme: user:password@tcp(host)/db.
+		re("url-password", kw("@tcp(", "@unix(", "@udp("), `[A-Za-z0-9_.-]+:(?P<s>[^\s@:/"'`+"`"+`]+)@(?:tcp|unix|udp)\(`, nil, func(v string) bool { return !isTemplate(v) }),
 		re("basic-auth", kw("basic"), `(?i)\bbasic[ \t]+(?P<s>[A-Za-z0-9+/]{6,}={0,2})`, b64Chars, basicCredential),
 		re("bearer-token", kw("bearer"), `(?i)\bbearer[ \t]+(?P<s>[A-Za-z0-9._~+/=-]{16,})`, wordDot, bearerValue),
 		re("authorization", kw("authorization"),
@@ -216,6 +218,18 @@ func findURLPasswords(text string, hits []int32, emit func(int, int, string)) {
 		j := p
 		for j < len(text) && j-p < 1024 && !authorityStop[text[j]] {
 			j++
+		}
+		if j < len(text) && text[j] == '#' && strings.IndexByte(text[p:j], '@') < 0 && strings.IndexByte(text[p:j], ':') >= 0 {
+			// An unencoded "#" in a password (user:pa#ss@host) is not
+			// a fragment when an "@" follows before any "/" or space.
+			k := j
+			for k < len(text) && k-j < 256 && text[k] != '@' && (text[k] == '#' || !authorityStop[text[k]]) {
+				k++
+			}
+			if k < len(text) && text[k] == '@' {
+				for j = k; j < len(text) && j-p < 1024 && !authorityStop[text[j]]; j++ {
+				}
+			}
 		}
 		done = j
 		auth := text[p:j]

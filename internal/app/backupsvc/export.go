@@ -27,6 +27,7 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 		if err != nil {
 			return err
 		}
+		rec = scrubExported(rec)
 		line, err := json.Marshal(exportLine{Type: typ, Record: rec})
 		if err != nil {
 			return err

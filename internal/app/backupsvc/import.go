@@ -200,6 +200,7 @@ func decodeRecord[T any](st *importState, raw json.RawMessage) (T, error) {
 	if err := dec.Decode(&v); err != nil {
 		return v, app.JSONError("import", err)
 	}
+	scrubRecord(&v)
 	return v, app.CheckRecord("import", v, st.now)
 }
 

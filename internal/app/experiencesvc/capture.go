@@ -60,7 +60,7 @@ type CaptureResult struct {
 	// Stored counts new turns; Duplicates counts turns already captured.
 	Stored     int `json:"stored"`
 	Duplicates int `json:"duplicates"`
-	// Redacted counts secrets replaced by [REDACTED].
+	// Redacted counts secrets replaced by a [REDACTED:rule] marker.
 	Redacted int               `json:"redacted"`
 	Turns    []experience.Turn `json:"turns"`
 }
@@ -101,7 +101,8 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (*CaptureResult,
 		if !utf8.ValidString(t.Content) {
 			return nil, app.Invalid(op, field+".content", "is not valid UTF-8")
 		}
-		content := cleanCaptured(t.Content)
+		content, n := cleanCaptured(t.Content)
+		res.Redacted += n
 		if strings.TrimSpace(content) == "" {
 			return nil, app.Invalid(op, field+".content", "is required and must not be blank")
 		}
@@ -117,8 +118,6 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (*CaptureResult,
 			// microsecond apart, the storage precision.
 			at = at.Add(time.Duration(i) * time.Microsecond)
 		}
-		content, n := experience.RedactSecrets(content)
-		res.Redacted += n
 		turn := experience.Turn{Project: project, TaskID: in.TaskID, TurnID: t.TurnID, Role: role,
 			Content: content, Source: in.Source, Time: at}
 		turn.ID = turnID(turn)
@@ -198,8 +197,12 @@ func memoryWorthy(t experience.Turn) bool {
 }
 
 // cleanCaptured removes control characters (terminal escapes, NUL) other
-// than newline and tab from captured text, and cuts it at maxTurnBytes.
-func cleanCaptured(s string) string {
+// than newline and tab from captured text, scrubs secrets from it
+// (app.Scrub: after the control characters are gone, so that none can hide
+// a key's name, and before the cut, so that none is cut out of
+// recognition) and cuts it at maxTurnBytes. It returns the text and the
+// number of secrets replaced.
+func cleanCaptured(s string) (string, int) {
 	clean := strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
@@ -211,14 +214,15 @@ func cleanCaptured(s string) string {
 		}
 		return r
 	}, s)
+	clean, n := app.ScrubCount(clean)
 	if len(clean) <= maxTurnBytes {
-		return clean
+		return clean, n
 	}
 	cut := maxTurnBytes
 	for cut > 0 && !utf8.RuneStart(clean[cut]) {
 		cut--
 	}
-	return clean[:cut] + "\n[… cut: the turn was longer than 32 KB]"
+	return clean[:cut] + "\n[… cut: the turn was longer than 32 KB]", n
 }
 
 // TurnQuery lists captured turns.

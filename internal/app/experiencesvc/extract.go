@@ -112,6 +112,8 @@ func (s *Service) replaceSignals(ctx context.Context, tx store.Tx, project, task
 	if err != nil {
 		return nil, 0, err
 	}
+	sigs = slices.Clone(sigs)
+	app.ScrubStruct(&sigs)
 	out := make([]experience.FeedbackSignal, 0, len(sigs))
 	for _, sig := range sigs {
 		if sig.Confidence < s.cfg.MinSignalConfidence {
@@ -149,6 +151,11 @@ func (s *Service) taskTurns(ctx context.Context, op, project, taskID string) ([]
 			Hint: "capture the conversation first (kaizen capture, the client hooks, or the capture tool)"}
 	}
 	slices.Reverse(turns)
+	// Turns captured before the redaction boundary existed may hold
+	// secrets; they go to a model or an agent from here.
+	for i := range turns {
+		turns[i].Content = app.Scrub(turns[i].Content)
+	}
 	return turns, nil
 }
 
@@ -360,6 +367,7 @@ func (s *Service) cachedExperience(ctx context.Context, op, project, taskID stri
 // heuristics, in one transaction. When the task already has an experience
 // (a concurrent writer won), that one is returned and nothing is written.
 func (s *Service) storeExperience(ctx context.Context, op string, exp experience.TaskExperience, now time.Time) (*ExperienceResult, error) {
+	app.ScrubStruct(&exp) // a model's or an agent's text, made from turns
 	project := exp.Project
 	exp.CreatedAt = now
 	var cands []experience.TransferableHeuristic
@@ -510,6 +518,7 @@ const maxSubmitBytes = 256 << 10
 // (signals, an experience with its heuristics, or a skill).
 func (s *Service) SubmitExtraction(ctx context.Context, in ExtractionSubmitInput) (*ExtractionSubmitResult, error) {
 	const op = "extraction submit"
+	in.Result = app.ScrubJSON(in.Result) // an agent's extraction: untrusted text
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {

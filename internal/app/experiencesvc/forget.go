@@ -307,6 +307,7 @@ type HeuristicEditInput struct {
 // keeps the previous text in its history. Its state and counters stay.
 func (s *Service) EditHeuristic(ctx context.Context, in HeuristicEditInput) (*HeuristicActionResult, error) {
 	const op = "edit heuristic"
+	app.ScrubFields(&in.Trigger, &in.Rule, &in.Why)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {

@@ -280,6 +280,7 @@ type HeuristicActionResult struct {
 // verdicts makes a heuristic stale; a helpful one revalidates it.
 func (s *Service) HeuristicFeedback(ctx context.Context, in HeuristicFeedbackInput) (*HeuristicActionResult, error) {
 	const op = "heuristic feedback"
+	app.ScrubFields(&in.Note, &in.Source)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {
@@ -360,6 +361,7 @@ var HeuristicActions = []string{"archive", "outdated", "supersede", "restore"}
 // heuristic.
 func (s *Service) HeuristicAction(ctx context.Context, in HeuristicActionInput) (*HeuristicActionResult, error) {
 	const op = "heuristic action"
+	app.ScrubFields(&in.Reason, &in.By)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {

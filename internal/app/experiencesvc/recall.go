@@ -133,6 +133,7 @@ func (s *Service) Recall(ctx context.Context, in RecallInput) (*RecallResult, er
 }
 
 func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds map[experience.ItemKind]bool) (*RecallResult, error) {
+	in.Query = app.Scrub(in.Query) // stored with the recall event, logged, embedded
 	now := s.env.Now()
 	project := in.Project
 	vecs, err := s.embed(ctx, op, in.Query)

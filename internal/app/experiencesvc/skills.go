@@ -559,6 +559,8 @@ func (s *Service) ImportSkills(ctx context.Context, r io.Reader, in SkillImportI
 	if err != nil {
 		return nil, &app.Error{Op: op, Kind: app.KindInvalid, Field: "bundle", Message: err.Error(), Err: err}
 	}
+	app.ScrubStruct(&b) // an imported bundle is untrusted text
+
 	// Embed everything before the transaction.
 	var texts []string
 	for _, bs := range b.Skills {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -314,6 +315,10 @@ func (svc *Service) ExploreEvent(ctx context.Context, in ExploreEventInput) (*Ex
 	if len(in.Events) == 0 || len(in.Events) > 1000 {
 		return nil, app.Invalid(op, "events", "give between 1 and 1000 events")
 	}
+	// Tool arguments and output, thoughts and text are untrusted: scrubbed
+	// before they are replayed into the session and stored.
+	in.Events = slices.Clone(in.Events)
+	app.ScrubStruct(&in.Events)
 	for i := range in.Events {
 		if err := in.Events[i].Validate(); err != nil {
 			return nil, app.Invalid(op, fmt.Sprintf("events[%d]", i), "%v", err)

@@ -83,6 +83,7 @@ const opCloseTask = "close task"
 // unless the task went on after it (then it is replaced). Closing a task in
 // which nothing happened records nothing.
 func (s *Service) CloseTask(ctx context.Context, in CloseTaskInput) (*CloseTaskResult, error) {
+	in.Reason = app.Scrub(in.Reason)
 	project, err := s.env.ResolveProject(opCloseTask, in.Project)
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ type ErrorInput struct {
 // RecordError adds an error to a task's accumulator.
 func (s *Service) RecordError(ctx context.Context, in ErrorInput) (*learning.ErrorEntry, error) {
 	const op = "record error"
+	in = scrubError(in)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {
@@ -123,6 +124,7 @@ func (s *Service) ErrorContext(ctx context.Context, project, taskID string, incl
 	if err != nil {
 		return nil, err
 	}
+	scrubErrorEntries(res.Errors)
 	res.Markdown = learning.ErrorContext(res.Errors, includeResolved)
 	return &res, nil
 }

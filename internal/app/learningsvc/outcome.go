@@ -157,6 +157,7 @@ func (s *Service) validateOutcome(in OutcomeInput, now time.Time) (learning.Outc
 // its maturity evidence is the outcome's scored type (helpful, neutral,
 // harmful).
 func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeResult, error) {
+	in = scrubOutcome(in)
 	now := s.env.Now()
 	o, err := s.validateOutcome(in, now)
 	if err != nil {

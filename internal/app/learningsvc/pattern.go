@@ -38,6 +38,7 @@ type ObservationResult struct {
 // observation, helpful or harmful maturity feedback, and the inversion check.
 func (s *Service) ObservePattern(ctx context.Context, in ObserveInput) (*ObservationResult, error) {
 	const op = "observe pattern"
+	in = scrubObserve(in)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {
@@ -272,6 +273,7 @@ type ManualResult struct {
 // PromotePattern marks a pattern proven by external validation. A
 // deprecated pattern cannot be promoted; reset it first.
 func (s *Service) PromotePattern(ctx context.Context, in ManualInput) (*ManualResult, error) {
+	in = scrubManual(in)
 	return s.manual(ctx, "promote pattern", in, func(m *learning.Maturity, now time.Time) ([]string, error) {
 		notes, err := s.lc.Maturity.Promote(m, now, in.Reason)
 		if errors.Is(err, learning.ErrPromoteDeprecated) {
@@ -284,6 +286,7 @@ func (s *Service) PromotePattern(ctx context.Context, in ManualInput) (*ManualRe
 
 // DeprecatePattern excludes a pattern (multiplier 0) for a reason.
 func (s *Service) DeprecatePattern(ctx context.Context, in ManualInput) (*ManualResult, error) {
+	in = scrubManual(in)
 	return s.manual(ctx, "deprecate pattern", in, func(m *learning.Maturity, now time.Time) ([]string, error) {
 		if strings.TrimSpace(in.Reason) == "" {
 			return nil, app.Invalid("deprecate pattern", "reason", "is required: say why the pattern must not be used")
@@ -296,6 +299,7 @@ func (s *Service) DeprecatePattern(ctx context.Context, in ManualInput) (*Manual
 // observations and maturity feedback recorded before now no longer count,
 // and its anti-pattern (if any) removed. History stays stored.
 func (s *Service) ResetPattern(ctx context.Context, in ManualInput) (*ManualResult, error) {
+	in = scrubManual(in)
 	return s.manual(ctx, "reset pattern", in, nil)
 }
 

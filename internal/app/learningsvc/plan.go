@@ -23,6 +23,7 @@ var viewBuffers = sync.Pool{New: func() any { return new([]learning.PatternView)
 // errors of the task. Render it with Guidance.Markdown.
 func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Guidance, error) {
 	const op = "plan guidance"
+	in = scrubPlan(in)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {
@@ -115,7 +116,7 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 // description, in English or Chinese (see the package function; it needs
 // no stored data).
 func (s *Service) ExtractPatterns(description string) ([]learning.Extracted, error) {
-	return ExtractPatterns(description)
+	return ExtractPatterns(app.Scrub(description))
 }
 
 // ExtractPatterns detects the seed's decomposition strategies in a

@@ -70,6 +70,7 @@ type TaskEventResult struct {
 // in the same transaction.
 func (s *Service) RecordTaskEvent(ctx context.Context, in TaskEventInput) (*TaskEventResult, error) {
 	const op = "record task event"
+	in = scrubTaskEvent(in)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
 	if err != nil {
