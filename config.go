@@ -72,6 +72,10 @@ type ServerConfig struct {
 	Addr string `toml:"addr"`
 	// Token is required by every request when Addr is not loopback.
 	Token string `toml:"token"`
+	// AllowedHosts are extra names the Host and Origin headers of a
+	// request may carry, besides the loopback names and Addr's host (DNS
+	// rebinding protection, docs/security.md). "*" turns the check off.
+	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
 // HooksConfig configures the client hooks.

@@ -58,6 +58,11 @@ type Options struct {
 	// SessionTTL is how long a browser session cookie issued by
 	// StartSession stays valid (default DefaultSessionTTL).
 	SessionTTL time.Duration
+	// AllowedHosts are extra host names (or IP literals) the Host and
+	// Origin headers may name, besides the loopback names and the host of
+	// Addr: e.g. the machine's name when serving on every interface. "*"
+	// turns the check off (not recommended). See docs/security.md.
+	AllowedHosts []string
 }
 
 // RequestInfo describes a served request: the hook for request metrics.
@@ -102,6 +107,7 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	csrf   *http.CrossOriginProtection
+	hosts  atomic.Pointer[hostGuard]
 	token  [sha256.Size]byte // SHA-256 of Options.Token, compared in constant time
 	// sessionKey signs session cookies; derived from the token, so that
 	// changing the token ends every session.
@@ -150,6 +156,7 @@ func New(engine *kaizen.Engine, opts Options) (*Server, error) {
 		csrf: http.NewCrossOriginProtection(),
 		mux:  http.NewServeMux(), routes: map[string]Route{},
 	}
+	s.hosts.Store(newHostGuard(opts.Addr, opts.AllowedHosts, opts.TrustedOrigins))
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
 		s.sessionKey = sessionKey(opts.Token)
@@ -244,6 +251,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return errors.New("server: Serve called twice")
 	}
+	// The listener's own address is a name of this server too.
+	s.hosts.Store(s.hosts.Load().with(ln.Addr().String()))
 	hs := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -77,7 +77,7 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 			cfg.Logger = logger
 			m := metrics.New()
 			opts := server.Options{Addr: cfg.Server.Addr, Token: cfg.Server.Token, Logger: logger,
-				MaxImportBytes: maxImport, OnRequest: m.ObserveRequest}
+				MaxImportBytes: maxImport, OnRequest: m.ObserveRequest, AllowedHosts: cfg.Server.AllowedHosts}
 			// Validate the exposure before opening anything.
 			if !server.IsLoopback(opts.Addr) && opts.Token == "" {
 				return usageError{fmt.Errorf("refusing to listen on %s without a token: it is not a loopback "+
