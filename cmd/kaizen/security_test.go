@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -115,5 +117,22 @@ func TestSecurityRebindingEverySurface(t *testing.T) {
 	}
 	if d.snapshot(t) != before {
 		t.Error("rebinding requests changed the store")
+	}
+}
+
+// Finding 4 of issue 12: errors printed "kaizen: kaizen: …".
+func TestSecurityErrorLineOnePrefix(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		errors.New("boom"),
+		fmt.Errorf("kaizen: already prefixed: %w", errors.New("boom")),
+		&kaizen.Error{Op: "kaizen", Kind: kaizen.KindInvalid, Message: "boom"},
+	} {
+		var stderr bytes.Buffer
+		a := &app{stdout: io.Discard, stderr: &stderr}
+		a.fail(err)
+		if got := stderr.String(); strings.Count(got, "kaizen:") != 1 || !strings.HasPrefix(got, "kaizen: ") {
+			t.Errorf("%v printed %q", err, got)
+		}
 	}
 }
