@@ -264,8 +264,8 @@ func idleSweeper(e *kaizen.Engine, cfg kaizen.Config, logger *slog.Logger) func(
 // serveSocket serves the daemon's routes on its Unix socket until the
 // returned function is called.
 func serveSocket(srv *server.Server, ln net.Listener, logger *slog.Logger) func() {
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := srv.HTTPServer()
+	ln = server.LimitListener(ln, srv.MaxConns())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
