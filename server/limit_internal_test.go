@@ -118,4 +118,3 @@ func TestLoginLimiterBoundedMemory(t *testing.T) {
 		}
 	})
 }
-
