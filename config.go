@@ -48,6 +48,9 @@ type Config struct {
 	Model model.Config `toml:"model"`
 	// Server configures `kaizen serve`.
 	Server ServerConfig `toml:"server"`
+	// Retention bounds stored recalls and the write-ahead log
+	// (config_retention.go).
+	Retention RetentionConfig `toml:"retention"`
 	// Hooks configures the client hooks (kaizen hook) and the closing of
 	// the sessions they track.
 	Hooks HooksConfig `toml:"hooks"`
@@ -72,6 +75,10 @@ type ServerConfig struct {
 	Addr string `toml:"addr"`
 	// Token is required by every request when Addr is not loopback.
 	Token string `toml:"token"`
+	// AllowedHosts are extra names the Host and Origin headers of a
+	// request may carry, besides the loopback names and Addr's host (DNS
+	// rebinding protection, docs/security.md). "*" turns the check off.
+	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
 // HooksConfig configures the client hooks.
@@ -104,6 +111,7 @@ func DefaultConfig() Config {
 		Experience: experience.DefaultConfig(),
 		Server:     ServerConfig{Addr: DefaultAddr},
 		Hooks:      HooksConfig{IdleTimeout: DefaultIdleTimeout, Timeout: DefaultHookTimeout},
+		Retention:  DefaultRetention(),
 	}
 }
 
@@ -151,6 +159,9 @@ func LoadConfig(home string) (Config, error) {
 func (c Config) Validate() error {
 	if c.Hooks.IdleTimeout < 0 || c.Hooks.Timeout < 0 {
 		return &Error{Op: "validate config", Kind: KindInvalid, Field: "hooks", Message: "idle_timeout and timeout must not be negative"}
+	}
+	if err := c.Retention.Validate(); err != nil {
+		return err
 	}
 	if err := c.Learning.Validate(); err != nil {
 		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}

@@ -8,7 +8,14 @@ import "context"
 // RunJobs runs background jobs (experience extraction, scheduled reviews,
 // timers) until ctx ends; the daemon calls it. Jobs are rows of the store,
 // so every process's work is found, and a crash loses nothing.
-func (e *Engine) RunJobs(ctx context.Context) error { return e.jobs.Run(ctx) }
+// The loop also runs the periodic garbage collection ([retention]
+// interval).
+func (e *Engine) RunJobs(ctx context.Context) error {
+	if iv := e.cfg.Retention.Interval; iv > 0 {
+		e.jobs.Every(e.gc.Periodic(iv))
+	}
+	return e.jobs.Run(ctx)
+}
 
 // RunDueJobs runs every background job due now, once (`kaizen jobs run`,
 // for a machine without a daemon).

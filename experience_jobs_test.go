@@ -286,7 +286,9 @@ func TestExtractionJobStopCancelsInFlight(t *testing.T) {
 		return http.StatusOK, good, 0
 	})
 	srv.Config.Handler = countCancelled(srv.Config.Handler, &cancelled)
-	b := setup(t, "sqlite", withChat(srv, 0, experience.ModeBalanced))
+	// no periodic collection: this test counts the jobs of one run
+	noGC := func(c *kaizen.Config) { c.Retention.Interval = 0 }
+	b := setup(t, "sqlite", withChat(srv, 0, experience.ModeBalanced), noGC)
 	conversation(t, b, "task-1")
 	if _, err := b.e.RecordOutcome(ctx, outcome("task-1", true)); err != nil {
 		t.Fatal(err)

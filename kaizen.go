@@ -10,6 +10,7 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/digestsvc"
 	"github.com/kaizenhq/kaizen/internal/app/experiencesvc"
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
+	"github.com/kaizenhq/kaizen/internal/app/gcsvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
 	"github.com/kaizenhq/kaizen/internal/jobs"
@@ -36,6 +37,7 @@ type Engine struct {
 	backup     *backupsvc.Service
 	jobs       *jobsvc.Service
 	digest     *digestsvc.Service
+	gc         *gcsvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -64,10 +66,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.experience = experiencesvc.New(env, experiencesvc.Options{
 		Config: cfg.Experience, Embedder: embedder, Chat: chat, SkillsDir: filepath.Join(cfg.Home, "skills"),
-		Snapshots: veccache.NewSnapshots(cfg.Home, cfg.DB, cfg.Store != nil, env.Logger),
+		Snapshots:      veccache.NewSnapshots(cfg.Home, cfg.DB, cfg.Store != nil, env.Logger),
+		KeepConsidered: cfg.Retention.RecallItems == "all",
 	})
 	runner := jobs.New(st, jobs.Options{Now: env.Now, Logger: env.Logger})
 	runner.Register(e.experience.ExtractJob())
+	// Retention: a job kind of the durable runner, scheduled every
+	// [retention] interval by the process that runs the job loop (RunJobs),
+	// so that several daemons on one database collect once per interval.
+	e.gc = newGC(e, cfg)
+	runner.Register(e.gc.Job())
 	e.jobs = jobsvc.New(env, runner)
 	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{
 		Sections: e.experience.GuidanceSections,

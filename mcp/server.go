@@ -135,21 +135,18 @@ func HTTPHandler(e *kaizen.Engine, opts Options) http.Handler {
 }
 
 // ServeStdio serves the tools on in and out (newline-delimited JSON-RPC)
-// until in ends or ctx is done. Nothing else may write to out. It returns
+// until in ends or ctx is done. A line that is not a valid JSON-RPC message
+// is answered with a JSON-RPC error and serving goes on (stdio.go). Nothing
+// else may write to out. It returns
 // nil when the client closes the connection or ctx is cancelled.
 func ServeStdio(ctx context.Context, e *kaizen.Engine, in io.Reader, out io.Writer, opts Options) error {
 	r, ok := in.(io.ReadCloser)
 	if !ok {
 		r = io.NopCloser(in)
 	}
-	err := NewServer(e, opts).Run(ctx, &mcpsdk.IOTransport{Reader: r, Writer: nopWriteCloser{out}})
+	err := NewServer(e, opts).Run(ctx, &lineTransport{in: r, out: out})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
-
-// nopWriteCloser leaves closing the output to its owner.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -14,8 +14,8 @@ import (
 )
 
 // serveHTTP is the one entry point of every request. In order: request id
-// and security headers, panic recovery and logging, route lookup,
-// authentication (unless the route is public), cross-origin protection of
+// and security headers, panic recovery and logging, route lookup, the Host
+// and Origin allowlist (guard.go), authentication (unless the route is public), cross-origin protection of
 // state-changing methods, the body limit, then the route's handler — or a
 // JSON 404/405 when no route matches.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -53,6 +53,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logRequest(r, rw, pattern, id, start)
 	}()
 
+	if s.guard(rw, r) {
+		return
+	}
 	if !rt.Public && !s.authorized(r, rt.Session) {
 		if rt.Unauthorized != nil {
 			rt.Unauthorized.ServeHTTP(rw, r)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kaizenhq/kaizen"
 )
@@ -31,8 +32,12 @@ func checkContentType(r *http.Request, op string, allowed []string) error {
 	if ct == "" {
 		return nil
 	}
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err == nil && slices.Contains(allowed, mt) {
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+			return apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", op: op,
+				message: fmt.Sprintf("charset %q is not accepted", cs), hint: "send UTF-8 JSON (charset=utf-8 or none)"}
+		}
 		return nil
 	}
 	return apiError{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type", op: op,
@@ -66,6 +71,10 @@ func decodeBody(r *http.Request, v any, op string, optional bool) error {
 	return kaizen.DecodeStrict(bytes.NewReader(data), v, op)
 }
 
+// maxQueryParamBytes bounds every query parameter; the engine bounds
+// search strings further (app.MaxQueryLen).
+const maxQueryParamBytes = 4096
+
 // query is a request's validated query string.
 type query struct {
 	op string
@@ -97,6 +106,14 @@ func parseQuery(r *http.Request, op string, allowed ...string) (query, error) {
 		}
 		if len(vals) > 1 && !strings.HasSuffix(allowed[i], "...") {
 			return query{}, invalidRequest(op, k, "is given %d times; give it once", len(vals))
+		}
+		for _, val := range vals {
+			if len(val) > maxQueryParamBytes {
+				return query{}, invalidRequest(op, k, "is longer than %d bytes", maxQueryParamBytes)
+			}
+			if !utf8.ValidString(val) {
+				return query{}, invalidRequest(op, k, "is not valid UTF-8")
+			}
 		}
 	}
 	return query{op: op, v: v}, nil

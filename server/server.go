@@ -58,6 +58,24 @@ type Options struct {
 	// SessionTTL is how long a browser session cookie issued by
 	// StartSession stays valid (default DefaultSessionTTL).
 	SessionTTL time.Duration
+	// AllowedHosts are extra host names (or IP literals) the Host and
+	// Origin headers may name, besides the loopback names and the host of
+	// Addr: e.g. the machine's name when serving on every interface. "*"
+	// turns the check off (not recommended). See docs/security.md.
+	AllowedHosts []string
+	// MaxConns caps the connections Serve serves at once (default
+	// DefaultMaxConns; negative: no cap).
+	MaxConns int
+	// ReadTimeout bounds reading one request including its body (default
+	// DefaultReadTimeout); ReadHeaderTimeout bounds its headers (default
+	// DefaultReadHeaderTimeout); IdleTimeout closes idle keep-alive
+	// connections (default DefaultIdleTimeout).
+	ReadTimeout, ReadHeaderTimeout, IdleTimeout time.Duration
+	// LoginBurst and LoginEvery limit the viewer's login attempts per
+	// client address: LoginBurst at once, then one per LoginEvery
+	// (defaults DefaultLoginBurst, DefaultLoginEvery).
+	LoginBurst int
+	LoginEvery time.Duration
 }
 
 // RequestInfo describes a served request: the hook for request metrics.
@@ -102,6 +120,8 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	csrf   *http.CrossOriginProtection
+	hosts  atomic.Pointer[hostGuard]
+	logins *loginLimiter
 	token  [sha256.Size]byte // SHA-256 of Options.Token, compared in constant time
 	// sessionKey signs session cookies; derived from the token, so that
 	// changing the token ends every session.
@@ -139,6 +159,18 @@ func New(engine *kaizen.Engine, opts Options) (*Server, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = DefaultSessionTTL
 	}
+	if opts.MaxConns == 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.ReadHeaderTimeout <= 0 {
+		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	if err := checkToken(opts.Token); err != nil {
 		return nil, err
 	}
@@ -150,6 +182,8 @@ func New(engine *kaizen.Engine, opts Options) (*Server, error) {
 		csrf: http.NewCrossOriginProtection(),
 		mux:  http.NewServeMux(), routes: map[string]Route{},
 	}
+	s.logins = newLoginLimiter(opts.LoginBurst, opts.LoginEvery, nil)
+	s.hosts.Store(newHostGuard(opts.Addr, opts.AllowedHosts, opts.TrustedOrigins))
 	if opts.Token != "" {
 		s.token = sha256.Sum256([]byte(opts.Token))
 		s.sessionKey = sessionKey(opts.Token)
@@ -244,15 +278,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return errors.New("server: Serve called twice")
 	}
-	hs := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		// Request contexts deliberately do not derive from ctx: cancelling
-		// ctx starts a drain, it does not abort in-flight requests.
-	}
+	// The listener's own address is a name of this server too.
+	s.hosts.Store(s.hosts.Load().with(ln.Addr().String()))
+	hs := s.HTTPServer()
+	ln = LimitListener(ln, s.opts.MaxConns)
 	s.mu.RLock()
 	for _, f := range s.onShutdown {
 		hs.RegisterOnShutdown(f)
@@ -280,6 +309,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("stopped")
 	return err
 }
+
+// HTTPServer returns an http.Server for the server's handler with its
+// timeouts (ReadHeaderTimeout, ReadTimeout, IdleTimeout) and header limit:
+// Serve uses it, and so does the daemon for its hook socket. No
+// WriteTimeout: event streams stay open for as long as the viewer is.
+// Wrap the listener with LimitListener to cap connections.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		// Request contexts deliberately do not derive from ctx: cancelling
+		// ctx starts a drain, it does not abort in-flight requests.
+	}
+}
+
+// MaxConns is the connection cap of Serve (0: none).
+func (s *Server) MaxConns() int { return max(s.opts.MaxConns, 0) }
 
 // checkToken rejects tokens that cannot travel in an Authorization header.
 func checkToken(token string) error {

@@ -3,6 +3,7 @@ package viewer
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +49,11 @@ func (v *Viewer) login(w http.ResponseWriter, r *http.Request) error {
 	next := safeNext(r.PostForm.Get("next"))
 	if !v.srv.TokenRequired() {
 		http.Redirect(w, r, next, http.StatusSeeOther)
+		return nil
+	}
+	if ok, wait := v.srv.LoginAttempt(r); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+		v.renderLogin(w, r, http.StatusTooManyRequests, next, "Too many attempts from this address; wait a minute and try again.")
 		return nil
 	}
 	if !v.srv.StartSession(w, r, r.PostForm.Get("token")) {

@@ -264,7 +264,17 @@ func (a *app) fail(err error) int {
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(map[string]any{"error": ke})
 	} else {
-		fmt.Fprintf(a.stderr, "kaizen: %v\n", ke)
+		fmt.Fprintln(a.stderr, errorLine(ke))
 	}
 	return code
+}
+
+// errorLine is the one stderr line of an error: "kaizen: " once, however
+// many layers named the program already.
+func errorLine(err error) string {
+	msg := err.Error()
+	for strings.HasPrefix(msg, "kaizen: ") {
+		msg = strings.TrimPrefix(msg, "kaizen: ")
+	}
+	return "kaizen: " + msg
 }

@@ -77,7 +77,7 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 			cfg.Logger = logger
 			m := metrics.New()
 			opts := server.Options{Addr: cfg.Server.Addr, Token: cfg.Server.Token, Logger: logger,
-				MaxImportBytes: maxImport, OnRequest: m.ObserveRequest}
+				MaxImportBytes: maxImport, OnRequest: m.ObserveRequest, AllowedHosts: cfg.Server.AllowedHosts}
 			// Validate the exposure before opening anything.
 			if !server.IsLoopback(opts.Addr) && opts.Token == "" {
 				return usageError{fmt.Errorf("refusing to listen on %s without a token: it is not a loopback "+
@@ -264,8 +264,8 @@ func idleSweeper(e *kaizen.Engine, cfg kaizen.Config, logger *slog.Logger) func(
 // serveSocket serves the daemon's routes on its Unix socket until the
 // returned function is called.
 func serveSocket(srv *server.Server, ln net.Listener, logger *slog.Logger) func() {
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	hs := srv.HTTPServer()
+	ln = server.LimitListener(ln, srv.MaxConns())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

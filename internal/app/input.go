@@ -33,8 +33,8 @@ const (
 	MaxPatternContent = 1024
 )
 
-// DecodeStrict decodes exactly one JSON value from r into v, rejecting
-// unknown fields, trailing data and input over MaxInputBytes.
+// DecodeStrict reads r (at most MaxInputBytes) and decodes it with
+// DecodeJSON.
 func DecodeStrict(r io.Reader, v any, op string) error {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
@@ -43,11 +43,30 @@ func DecodeStrict(r io.Reader, v any, op string) error {
 	if len(data) > MaxInputBytes {
 		return &Error{Op: op, Kind: KindInvalid, Message: fmt.Sprintf("input is larger than %d bytes", MaxInputBytes)}
 	}
+	return DecodeJSON(data, v, op)
+}
+
+// MaxJSONDepth bounds the nesting of objects and arrays in an input.
+const MaxJSONDepth = 64
+
+// DecodeJSON is the one strict decoder of every input (REST bodies, MCP
+// tool arguments, CLI --input, import records): exactly one JSON value,
+// valid UTF-8 (never silently replaced), not null, no key given twice in
+// an object, nesting within MaxJSONDepth, no field the target does not
+// know, nothing after the value. The caller bounds the size.
+func DecodeJSON(data []byte, v any, op string) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &Error{Op: op, Kind: KindInvalid, Message: "input is empty", Hint: "send a JSON object"}
 	}
 	if !utf8.Valid(data) {
-		return &Error{Op: op, Kind: KindInvalid, Message: "input is not valid UTF-8"}
+		return &Error{Op: op, Kind: KindInvalid, Message: "input is not valid UTF-8",
+			Hint: "send UTF-8 text; other charsets are not accepted"}
+	}
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return &Error{Op: op, Kind: KindInvalid, Message: "input is null", Hint: "send a JSON object"}
+	}
+	if err := checkJSONShape(data, op); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -61,6 +80,64 @@ func DecodeStrict(r io.Reader, v any, op string) error {
 		return &Error{Op: op, Kind: KindInvalid, Message: "unexpected data after the JSON object"}
 	}
 	return nil
+}
+
+// checkJSONShape walks the tokens of one JSON value, refusing duplicate
+// object keys (which decoders resolve differently: one may check the first
+// and another use the last) and nesting deeper than MaxJSONDepth.
+func checkJSONShape(data []byte, op string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		object bool
+		keys   map[string]struct{}
+		key    bool // the next string token of an object is a key
+	}
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			if err == io.EOF && len(stack) == 0 {
+				return nil
+			}
+			return JSONError(op, err)
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			top := &stack[len(stack)-1]
+			if top.key {
+				if d, ok := tok.(json.Delim); ok && d == '}' {
+					stack = stack[:len(stack)-1]
+					if len(stack) == 0 {
+						return nil
+					}
+					continue
+				}
+				k, _ := tok.(string)
+				if _, dup := top.keys[k]; dup {
+					return &Error{Op: op, Kind: KindInvalid, Field: k, Message: "key is given twice in one object",
+						Hint: "give each key once"}
+				}
+				top.keys[k] = struct{}{}
+				top.key = false
+				continue
+			}
+			top.key = true // a value: the next token is a key or }
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{object: true, keys: map[string]struct{}{}, key: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > MaxJSONDepth {
+			return &Error{Op: op, Kind: KindInvalid, Message: fmt.Sprintf("JSON nested deeper than %d levels", MaxJSONDepth)}
+		}
+		if len(stack) == 0 {
+			return nil
+		}
+	}
 }
 
 func JSONError(op string, err error) error {

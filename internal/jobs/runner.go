@@ -29,8 +29,38 @@ const (
 	Weekly Period = "weekly"
 )
 
+// intervalPrefix marks a Period made by Interval.
+const intervalPrefix = "every "
+
+// Interval is the period of a job run every d: periods start at the
+// multiples of d since the zero time, in UTC (for a d that divides a day,
+// at 00:00 UTC and every d after). d must be at least a second.
+func Interval(d time.Duration) Period { return Period(intervalPrefix + d.String()) }
+
+// interval returns the length of a Period made by Interval.
+func (p Period) interval() (time.Duration, bool) {
+	s, ok := strings.CutPrefix(string(p), intervalPrefix)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Second {
+		return 0, false
+	}
+	return d, true
+}
+
+// Valid reports whether p is Daily, Weekly or a valid Interval.
+func (p Period) Valid() bool {
+	_, ok := p.interval()
+	return ok || p == Daily || p == Weekly
+}
+
 // Start returns the start of the period containing t.
 func (p Period) Start(t time.Time) time.Time {
+	if d, ok := p.interval(); ok {
+		return t.UTC().Truncate(d)
+	}
 	t = t.UTC()
 	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	if p == Weekly {
@@ -42,6 +72,9 @@ func (p Period) Start(t time.Time) time.Time {
 
 // Next returns the start of the period after the one containing t.
 func (p Period) Next(t time.Time) time.Time {
+	if d, ok := p.interval(); ok {
+		return p.Start(t).Add(d)
+	}
 	if p == Weekly {
 		return p.Start(t).AddDate(0, 0, 7)
 	}
@@ -144,6 +177,9 @@ func (r *Runner) Register(k Kind) {
 func (r *Runner) Every(p Periodic) {
 	if r.running.Load() {
 		panic("jobs: Every after Run")
+	}
+	if !p.Period.Valid() {
+		panic(fmt.Sprintf("jobs: invalid period %q", p.Period))
 	}
 	r.periodic = append(r.periodic, p)
 }

@@ -195,10 +195,8 @@ func (st *importState) generation(project, id string, gen int64) (int64, bool) {
 // the future would never decay), no text field beyond the import limits.
 func decodeRecord[T any](st *importState, raw json.RawMessage) (T, error) {
 	var v T
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return v, app.JSONError("import", err)
+	if err := app.DecodeJSON(raw, &v, "import"); err != nil {
+		return v, err
 	}
 	scrubRecord(&v)
 	return v, app.CheckRecord("import", v, st.now)
@@ -206,8 +204,8 @@ func decodeRecord[T any](st *importState, raw json.RawMessage) (T, error) {
 
 func (st *importState) line(ctx context.Context, line []byte) error {
 	var l exportLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return app.JSONError("import", err)
+	if err := app.DecodeJSON(line, &l, "import"); err != nil {
+		return err
 	}
 	tx := st.tx
 	switch l.Type {

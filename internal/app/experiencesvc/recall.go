@@ -208,6 +208,9 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 		return res, nil
 	}
 	event.ID = app.NewID("recall-")
+	if !s.keepConsidered {
+		event.Items = injectedItems(event.Items)
+	}
 	err = s.env.Update(ctx, op, func(tx store.Tx) error {
 		if _, err := tx.InsertRecall(ctx, event); err != nil {
 			return err

@@ -24,9 +24,11 @@ import (
 // background extraction worker. It holds the models, the vector indexes
 // kept in memory and the per-project lock of the heuristic writer.
 type Service struct {
-	env      *app.Env
-	cfg      experience.Config
-	embedder model.Embedder
+	// keepConsidered: see Options.KeepConsidered.
+	keepConsidered bool
+	env            *app.Env
+	cfg            experience.Config
+	embedder       model.Embedder
 	// chat is nil when no chat model is configured: extraction then falls
 	// back to rules (signals) and the agent-as-extractor flow.
 	chat model.Chat
@@ -50,6 +52,10 @@ type Options struct {
 	Snapshots veccache.Snapshots
 	// SkillsDir holds the SKILL.md files.
 	SkillsDir string
+	// KeepConsidered stores every item a recall considered; by default a
+	// stored recall keeps only the injected ones ([retention]
+	// recall_items, docs/security.md).
+	KeepConsidered bool
 }
 
 // embedderMetaKey stores the id of the embedder whose vectors the store holds.
@@ -59,7 +65,7 @@ const embedderMetaKey = "experience/embedder"
 func New(env *app.Env, opts Options) *Service {
 	return &Service{env: env, cfg: opts.Config, embedder: opts.Embedder, chat: opts.Chat,
 		vecs: veccache.New(opts.Embedder, opts.Snapshots), skillsDir: opts.SkillsDir,
-		projects: env.Projects}
+		projects: env.Projects, keepConsidered: opts.KeepConsidered}
 }
 
 // Close saves the vector index snapshots for the next process.

@@ -22,6 +22,9 @@ type Service struct {
 // New returns the job service over a runner whose kinds are registered.
 func New(env *app.Env, runner *jobs.Runner) *Service { return &Service{env: env, runner: runner} }
 
+// Every schedules a periodic job of a registered kind; call it before Run.
+func (s *Service) Every(p jobs.Periodic) { s.runner.Every(p) }
+
 // Run runs jobs until ctx ends (the daemon calls it).
 func (s *Service) Run(ctx context.Context) error { return s.runner.Run(ctx) }
 

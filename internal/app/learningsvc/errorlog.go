@@ -176,6 +176,12 @@ func (s *Service) ListErrors(ctx context.Context, q ErrorQuery) (*ErrorList, err
 	if q.Type != "" && !learning.ErrorType(q.Type).Valid() {
 		return nil, app.Invalid(op, "error_type", "unknown type %q", q.Type)
 	}
+	if err := app.CheckQuery(op, "search", q.Search); err != nil {
+		return nil, err
+	}
+	if err := app.CheckQuery(op, "task_id", q.TaskID); err != nil {
+		return nil, err
+	}
 	limit, err := app.PageLimit(op, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err

@@ -145,6 +145,12 @@ func (s *Service) ListPatterns(ctx context.Context, q PatternQuery) (*PatternLis
 	if q.State != "" && !q.State.Valid() {
 		return nil, app.Invalid(op, "state", "must be candidate, established, proven or deprecated")
 	}
+	if err := app.CheckQuery(op, "search", q.Search); err != nil {
+		return nil, err
+	}
+	if err := app.CheckQuery(op, "tag", q.Tag); err != nil {
+		return nil, err
+	}
 	limit, err := app.PageLimit(op, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err
