@@ -15,6 +15,12 @@ type (
 	LearningCurve = learningsvc.LearningCurve
 )
 
+// Bounds and defaults of a CurveQuery.
+const (
+	DefaultCurveWindow = learningsvc.DefaultCurveWindow
+	MaxCurveWindow     = learningsvc.MaxCurveWindow
+)
+
 // Kinds of CurveChange.
 const (
 	CurveProven      = learningsvc.CurveProven
