@@ -211,10 +211,27 @@ func curveSummary(c *kaizen.LearningCurve) string {
 	for _, ch := range c.Changes {
 		count[ch.Kind]++
 	}
-	s := fmt.Sprintf("Over %d outcome(s), the success of the last %d went from %s (the first %d: %s) to %s. %s",
-		c.Outcomes+c.Skipped, c.Window, pct0(c.First.Rate), c.First.Total, rateText(c.First), rateText(c.Last), trendVerdict(c.Last, c.First))
-	s += fmt.Sprintf(" The guidance changed %d time(s): %d pattern(s) became proven, %d were inverted into anti-patterns, %d recovered, %d became deprecated.",
-		c.ChangesTotal, count[kaizen.CurveProven], count[kaizen.CurveAntiPattern], count[kaizen.CurveRecovered], count[kaizen.CurveDeprecated])
+	var s string
+	if c.Outcomes <= c.Window {
+		s = fmt.Sprintf("Over %d outcome(s): %s. The project has no more outcomes than the window (%d), so the curve is the running rate; a smaller window shows it move.",
+			c.Outcomes+c.Skipped, rateText(c.Last), c.Window)
+	} else {
+		s = fmt.Sprintf("Over %d outcomes, the success of the last %d went from %s at the start to %s now. %s",
+			c.Outcomes+c.Skipped, c.Window, rateText(c.First), rateText(c.Last), trendVerdict(c.Last, c.First))
+	}
+	var parts []string
+	for _, k := range []struct{ kind, text string }{{kaizen.CurveProven, "%d became proven"},
+		{kaizen.CurveAntiPattern, "%d inverted into anti-patterns"}, {kaizen.CurveRecovered, "%d recovered"},
+		{kaizen.CurveDeprecated, "%d became deprecated"}} {
+		if n := count[k.kind]; n > 0 {
+			parts = append(parts, fmt.Sprintf(k.text, n))
+		}
+	}
+	if c.ChangesTotal == 0 {
+		s += " The guidance has not changed yet."
+	} else {
+		s += fmt.Sprintf(" The guidance changed %d time(s): %s.", c.ChangesTotal, strings.Join(parts, ", "))
+	}
 	if c.ChangesTotal > len(c.Changes) {
 		s += fmt.Sprintf(" The newest %d are shown.", len(c.Changes))
 	}

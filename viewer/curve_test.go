@@ -31,8 +31,8 @@ func TestLearningCurvePage(t *testing.T) {
 		// The changes, newest first, with links.
 		`<td>#15</td>`, `<a href="/tasks/filetype-5?project=proj">filetype-5</a>`,
 		`<td>#7</td>`, `<a href="/tasks/feature-2-1?project=proj">feature-2-1</a>`,
-		"Over 18 outcome(s), the success of the last 20 went from",
-		"The guidance changed 2 time(s): 1 pattern(s) became proven, 1 were inverted into anti-patterns, 0 recovered",
+		"Over 18 outcome(s): 15 of 18 succeeded (83%, 95% interval 61%–94%). The project has no more outcomes than the window (20)",
+		"The guidance changed 2 time(s): 1 became proven, 1 inverted into anti-patterns.",
 		// The text equivalent.
 		"Success of the last 20 outcomes at each outcome", "<td>#18</td>", "15 of 18")
 	if changes := r.body[strings.Index(r.body, `id="changes-title"`):]; strings.Index(changes, "<td>#15</td>") > strings.Index(changes, "<td>#7</td>") {
@@ -40,7 +40,8 @@ func TestLearningCurvePage(t *testing.T) {
 	}
 	// A smaller window; the fragment; bad windows.
 	r = b.must(b.get("/learning?window=5"), http.StatusOK)
-	contains(t, "window 5", r.body, "success rate of the last 5 outcomes", `<option value="5" selected>`)
+	contains(t, "window 5", r.body, "success rate of the last 5 outcomes", `<option value="5" selected>`,
+		"Over 18 outcomes, the success of the last 5 went from 4 of 5 succeeded (80%", "to 4 of 5 succeeded (80%")
 	r = b.must(b.get("/learning?window=7"), http.StatusOK)
 	contains(t, "window 7", r.body, `<option value="7" selected>last 7 outcomes</option>`)
 	f := b.htmx("GET", "/learning?project=proj&window=5", "list", nil)
