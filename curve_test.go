@@ -162,7 +162,7 @@ func compareStrings(a, b string) int {
 // TestLearningCurveScriptedWeek: after the scripted week the curve names
 // the pattern proven before the week (no longer proven: its evidence
 // decayed), the one proven during it and the anti-pattern, at their
-// outcomes; bad queries are refused.
+// outcomes; deleting an outcome recomputes it; bad queries are refused.
 func TestLearningCurveScriptedWeek(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, backend string) {
 		b := setup(t, backend)
@@ -200,6 +200,22 @@ func TestLearningCurveScriptedWeek(t *testing.T) {
 		}
 		if len(c.Changes) != 3 {
 			t.Errorf("changes: %+v", c.Changes)
+		}
+		// Deleting the outcome that inverted file type recomputes the
+		// curve: one outcome fewer, no inversion (two failures remain).
+		list, err := b.e.ListOutcomes(ctx, kaizen.OutcomeQuery{Project: "proj", TaskID: "filetype-5"})
+		if err != nil || len(list.Items) != 1 {
+			t.Fatalf("outcomes of filetype-5: %v %v", list, err)
+		}
+		if _, err := b.e.DeleteOutcome(ctx, kaizen.ForgetInput{Project: "proj", ID: list.Items[0].ID}); err != nil {
+			t.Fatal(err)
+		}
+		c, err = b.e.LearningCurve(ctx, kaizen.CurveQuery{Project: "proj"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Outcomes != 24 || len(c.Changes) != 2 || c.Changes[1].Content != "Split by feature" {
+			t.Errorf("after deleting filetype-5: %d outcomes, changes %+v", c.Outcomes, c.Changes)
 		}
 		if _, err := b.e.LearningCurve(ctx, kaizen.CurveQuery{Window: 1001}); kaizen.KindOf(err) != kaizen.KindInvalid {
 			t.Errorf("window 1001: %v", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
@@ -86,6 +87,8 @@ type CurveChange struct {
 	// Current reports that the pattern is still in the state the change
 	// put it in (still proven, still inverted…).
 	Current bool `json:"current"`
+	// feedback is the id of the observation that made the change.
+	feedback string
 }
 
 // LearningCurve is a project's learning curve.
@@ -162,8 +165,22 @@ func (s *Service) LearningCurve(ctx context.Context, q CurveQuery) (*LearningCur
 	if len(changes) > maxCurveChanges {
 		changes = changes[len(changes)-maxCurveChanges:]
 	}
+	// A change made by an outcome's observation (its id is
+	// outcomeFeedbackID's) is placed at that outcome (outcomes may share a
+	// finish time); any other at the outcomes
+	// finished by its time.
+	byID := make(map[string]int, len(results))
+	for i, r := range results {
+		byID[strings.TrimPrefix(r.ID, "out-")] = i
+	}
 	for i := range changes {
-		changes[i].Outcome = number(changes[i].At)
+		ch := &changes[i]
+		ch.Outcome = number(ch.At)
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(ch.feedback, "mf-"), "/"+ch.PatternID); ok {
+			if j, ok := byID[id]; ok {
+				ch.Outcome = c.Skipped + j + 1
+			}
+		}
 	}
 	c.Changes = append(c.Changes, changes...)
 	if len(results) == 0 {
@@ -244,7 +261,7 @@ func (s *Service) guidanceChanges(ctx context.Context, tx store.Tx, project stri
 		}
 		change := func(kind, detail string) {
 			r.changes = append(r.changes, CurveChange{At: f.Timestamp, Kind: kind, PatternID: r.rec.Pattern.ID,
-				Content: r.rec.Pattern.Content, TaskID: f.TaskID, Detail: detail})
+				Content: r.rec.Pattern.Content, TaskID: f.TaskID, Detail: detail, feedback: f.ID})
 		}
 		t := f.Timestamp
 		before := s.lc.Maturity.StateFor(r.m.Helpful.At(t, hl), r.m.Harmful.At(t, hl))
