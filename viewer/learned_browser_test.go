@@ -142,7 +142,7 @@ func TestLearnedBrowser(t *testing.T) {
 		t.Fatalf("recalls: %v %v", rec, err)
 	}
 	pages := []struct{ name, path string }{
-		{"overview", "/?days=7"}, {"learning", "/learning"}, {"tasks", "/tasks"}, {"task", "/tasks/claude-7f3a9c"}, {"projects", "/projects"},
+		{"overview", "/?days=7"}, {"learning", "/learning?window=5"}, {"tasks", "/tasks"}, {"task", "/tasks/claude-7f3a9c"}, {"projects", "/projects"},
 		{"patterns", "/patterns"}, {"pattern", "/patterns/" + b.patternID("proj", "Split by feature")},
 		{"anti-patterns", "/anti-patterns"}, {"criteria", "/criteria"}, {"outcomes", "/outcomes"}, {"errors", "/errors"},
 		{"explore", "/explore"}, {"explore-session", "/explore/sess-done"}, {"heuristics", "/heuristics"},
