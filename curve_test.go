@@ -228,3 +228,36 @@ func TestLearningCurveScriptedWeek(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkLearningCurve measures the curve of a SQLite project with 3 000
+// outcomes using 2 of 40 strategies each (6 000 observations to replay),
+// against listing the project's newest 1 000 outcomes once (the baseline,
+// measured in the same run: the machine is shared).
+func BenchmarkLearningCurve(b *testing.B) {
+	bb := setup(b, "sqlite")
+	rng := rand.New(rand.NewPCG(3, 4))
+	at := start
+	for i := range 3000 {
+		at = at.Add(time.Duration(1+rng.IntN(120)) * time.Minute)
+		bb.clock.Set(at)
+		k := rng.IntN(40)
+		in := outcome(sprintf("t-%d", i), rng.Float64() < 0.3+float64(k)/60, sprintf("Strategy %d", k), sprintf("Strategy %d", (k+7)%40))
+		if _, err := bb.e.RecordOutcome(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("curve", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := bb.e.LearningCurve(ctx, kaizen.CurveQuery{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("baseline-list-1000-outcomes", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := bb.e.ListOutcomes(ctx, kaizen.OutcomeQuery{Limit: 1000}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
