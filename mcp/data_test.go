@@ -79,6 +79,7 @@ func TestForgetEditLearnedTools(t *testing.T) {
 func exerciseDataTools(t *testing.T, b *testBundle) {
 	t.Helper()
 	b.ok("learned", map[string]any{}, nil)
+	b.ok("learning_curve", map[string]any{}, nil)
 	doc, _ := json.Marshal(map[string]any{"goal": "g", "transferable_heuristics": []map[string]string{
 		{"kind": "avoid", "trigger": "when in doubt", "rule": "Do not guess the schema.", "why": "it was wrong", "evidence": "e"}}})
 	sub, err := b.engine.SubmitExtraction(context.Background(), kaizen.ExtractionSubmitInput{TaskID: "data-tools", Kind: "experience", Result: doc})

@@ -75,6 +75,10 @@ type OutcomeStorage interface {
 	ListOutcomes(ctx context.Context, project string, f OutcomeFilter) ([]learning.Outcome, error)
 	CountOutcomes(ctx context.Context, project string, f OutcomeFilter) (int64, error)
 	EachOutcome(ctx context.Context, project string, fn func(learning.Outcome) error) error
+	// OutcomeResults lists what ListOutcomes lists (same filter, same
+	// order) with only each outcome's result and times (OutcomeResult):
+	// the learning curve reads every outcome of a project.
+	OutcomeResults(ctx context.Context, project string, f OutcomeFilter) ([]OutcomeResult, error)
 }
 
 // OutcomeFilter narrows outcome listings. Zero values mean no filter.

@@ -28,6 +28,7 @@ type chart struct {
 	Dots                     []dot
 	Bars                     []bar
 	Markers                  []marker
+	Pins                     []pin  // linked marks above the plot (curve.go)
 	Areas                    []area // interval bands, drawn under the lines
 	Legend                   []legendEntry
 	Empty                    string // shown instead of the plot when there is no data

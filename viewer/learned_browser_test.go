@@ -36,7 +36,9 @@ func (b *browser) resize(width, height int) {
 // TestLearnedBrowser drives the overview, the tasks pages and a
 // heuristic's deletion in headless Chromium after a scripted week: the
 // overview names the newly proven pattern and the new anti-pattern, the
-// tasks page lists the hook session with its outcome, deleting a heuristic
+// learning curve names the pattern that became proven and its pin leads
+// to the pattern's panel, the tasks page lists the hook sessions with
+// their outcomes (one inferred), deleting a heuristic
 // through its page removes it from recall and from the next export, no
 // page logs a console error, no page is wider than a 420 px window, and
 // every page is photographed at 1400 and 420 px.
@@ -48,6 +50,7 @@ func TestLearnedBrowser(t *testing.T) {
 	s := seedExperience(t, b, "proj")
 	heur := scriptedWeek(t, b)
 	finishedSession(t, b, "proj", "sess-done")
+	inferredSession(t, b, "claude-b41d02") // closed by the hooks: its outcome is inferred
 	if _, err := b.engine.RecordError(ctx, kaizen.ErrorInput{TaskID: "feature-6-1", Type: "timeout", Message: "go test timed out after 10m"}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +80,42 @@ func TestLearnedBrowser(t *testing.T) {
 		document.querySelector("#pattern-panel").innerText.includes("Split by feature")`)
 	br.noConsoleErrors("pattern from the overview")
 
+	// The learning curve names the pattern that became proven, at its
+	// outcome, on the overview and on its page; its pin leads to the
+	// pattern's "why" panel.
+	br.open(b.ts.URL + "/?days=7")
+	br.waitFor("the overview", ready)
+	var curve string
+	br.eval(`var e = document.getElementById("learning-curve"); return e ? e.innerText : ""`, &curve)
+	if !strings.Contains(curve, "Split by feature") || !strings.Contains(curve, "became proven") || !strings.Contains(curve, "at outcome #7") {
+		t.Errorf("the overview's learning curve: %q", curve)
+	}
+	br.open(b.ts.URL + "/learning")
+	br.waitFor("the learning curve", ready)
+	var page struct {
+		Changes, Label string
+		Pins           int
+	}
+	br.eval(`var c = document.querySelector("table.curve-changes"), s = document.querySelector("#list svg[role=img]");
+		return {changes: c ? c.innerText : "", label: s ? s.getAttribute("aria-label") : "", pins: document.querySelectorAll("#list svg a.pin").length}`, &page)
+	if !strings.Contains(page.Changes, "Split by feature") || !strings.Contains(page.Changes, "became proven") ||
+		!strings.Contains(page.Changes, "feature-2-1") || !strings.Contains(page.Changes, "inverted into an anti-pattern") {
+		t.Errorf("the learning curve's changes: %q", page.Changes)
+	}
+	if page.Pins != 2 || !strings.Contains(page.Label, "2 guidance change(s) marked") {
+		t.Errorf("the learning curve's chart: %d pins, label %q", page.Pins, page.Label)
+	}
+	br.noConsoleErrors("learning curve")
+	// The window selector reloads the page with a smaller window.
+	br.eval(`var s = document.querySelector("#window"); s.value = "5"; s.dispatchEvent(new Event("change", {bubbles: true})); return true`, nil)
+	br.waitFor("the learning curve with a window of 5", `return location.search.includes("window=5") && !!document.querySelector("#list svg[role=img]") &&
+		document.querySelector("#list svg[role=img]").getAttribute("aria-label").includes("last 5 outcomes")`)
+	br.noConsoleErrors("learning curve window")
+	br.click(`#list svg a.pin.pin-proven`)
+	br.waitFor("the proven pattern's panel from its pin", `return location.pathname.startsWith("/patterns/") && !!document.querySelector("#pattern-panel") &&
+		document.querySelector("#pattern-panel").innerText.includes("Split by feature")`)
+	br.noConsoleErrors("pattern from the learning curve")
+
 	// The tasks page lists the hook session with its outcome.
 	br.open(b.ts.URL + "/tasks")
 	br.waitFor("the tasks page", ready)
@@ -84,6 +123,10 @@ func TestLearnedBrowser(t *testing.T) {
 	br.eval(`var a = document.querySelector('a.task-link[href^="/tasks/claude-7f3a9c"]'); return a ? a.closest("tr").innerText : ""`, &row)
 	if !strings.Contains(row, "claude") || !strings.Contains(row, "success") || !strings.Contains(row, "Split by feature") {
 		t.Errorf("the hook session's row: %q", row)
+	}
+	br.eval(`var a = document.querySelector('a.task-link[href^="/tasks/claude-b41d02"]'); return a ? a.closest("tr").innerText : ""`, &row)
+	if !strings.Contains(row, "claude") || !strings.Contains(row, "success inferred") {
+		t.Errorf("the hook session with an inferred outcome: %q", row)
 	}
 	br.typeInto("#q", "rate limiting")
 	br.waitFor("the task search", `var l = document.querySelector("#list"); return !!l && l.innerText.includes("1–1 of 1") && location.search.includes("q=rate")`)
@@ -99,7 +142,7 @@ func TestLearnedBrowser(t *testing.T) {
 		t.Fatalf("recalls: %v %v", rec, err)
 	}
 	pages := []struct{ name, path string }{
-		{"overview", "/?days=7"}, {"tasks", "/tasks"}, {"task", "/tasks/claude-7f3a9c"}, {"projects", "/projects"},
+		{"overview", "/?days=7"}, {"learning", "/learning?window=5"}, {"tasks", "/tasks"}, {"task", "/tasks/claude-7f3a9c"}, {"projects", "/projects"},
 		{"patterns", "/patterns"}, {"pattern", "/patterns/" + b.patternID("proj", "Split by feature")},
 		{"anti-patterns", "/anti-patterns"}, {"criteria", "/criteria"}, {"outcomes", "/outcomes"}, {"errors", "/errors"},
 		{"explore", "/explore"}, {"explore-session", "/explore/sess-done"}, {"heuristics", "/heuristics"},

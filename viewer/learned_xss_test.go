@@ -39,7 +39,7 @@ func TestLearnedPagesEscapePayloads(t *testing.T) {
 		b.record(kaizen.OutcomeInput{Project: project, TaskID: task, Success: ptr(false), Patterns: []string{"Pattern " + all}})
 		q := "?project=" + url.QueryEscape(project)
 		for _, path := range []string{"/", "/?since=visit", "/tasks", "/tasks?q=" + url.QueryEscape(imgPayload),
-			"/tasks/" + url.PathEscape(task), "/projects", "/outcomes"} {
+			"/tasks/" + url.PathEscape(task), "/projects", "/outcomes", "/learning", "/learning?window=5"} {
 			sep := q
 			if strings.Contains(path, "?") {
 				sep = "&" + q[1:]

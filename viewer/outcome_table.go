@@ -3,7 +3,6 @@ package viewer
 import (
 	"context"
 	"net/url"
-	"reflect"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/learning"
@@ -61,13 +60,11 @@ func (v *Viewer) outcomeTable(ctx context.Context, project string, outcomes []le
 	return t, nil
 }
 
-// outcomeKnown says how an outcome's result is known: "inferred" when the
-// outcome carries a true Inferred field (outcomes closed by the hooks,
-// once the engine records them so), else "recorded". It looks the field
-// up by name so that the viewer shows it as soon as the engine has it.
+// outcomeKnown says how an outcome's result is known: "inferred" when
+// kaizen recorded it by itself from a tracked session's signals (closed by
+// the hooks or idle), else "recorded".
 func outcomeKnown(o learning.Outcome) string {
-	f := reflect.ValueOf(o).FieldByName("Inferred")
-	if f.IsValid() && f.Kind() == reflect.Bool && f.Bool() {
+	if o.Inferred {
 		return "inferred"
 	}
 	return "recorded"

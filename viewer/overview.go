@@ -77,6 +77,9 @@ type sectionView struct {
 	Table *dataTable
 	// More links to the full list.
 	More, MoreLabel string
+	// Context marks a section whose items are context, not new things
+	// learned: they are not counted as such (the learning curve).
+	Context bool
 }
 
 // sectionItem is one thing learned, linked to its explanation.
@@ -227,7 +230,7 @@ func (v *Viewer) overview(w http.ResponseWriter, r *http.Request) error {
 			if sv.ID == "" {
 				sv.ID = s.ID
 			}
-			if sv.ID != "trend" {
+			if sv.ID != "trend" && !sv.Context {
 				d.NewItems += len(sv.Items)
 			}
 			d.Sections = append(d.Sections, sv)

@@ -132,6 +132,7 @@ func (v *Viewer) Routes() []server.Route {
 		page("GET /{$}", v.overview),
 		page("GET /outcomes", v.outcomes),
 		page("GET /projects", v.projectList),
+		page("GET /learning", v.learningCurve),
 		page("GET /patterns", v.patterns),
 		page("GET /patterns/{id}", v.pattern),
 		page("POST /patterns/{id}/promote", v.promote),

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		return &bundle{t: t, ctx: t.Context(), s: s}
 	}
 	t.Run("Outcome", func(t *testing.T) { testOutcome(t, setup) })
+	t.Run("OutcomeResults", func(t *testing.T) { testOutcomeResults(t, setup) })
 	t.Run("Feedback", func(t *testing.T) { testFeedback(t, setup) })
 	t.Run("Criterion", func(t *testing.T) { testCriterion(t, setup) })
 	t.Run("Pattern", func(t *testing.T) { testPattern(t, setup) })

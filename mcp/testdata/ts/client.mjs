@@ -290,6 +290,8 @@ async function experienceScenario() {
   assert.equal(edited.data.heuristic.why, "generated files are overwritten");
   const learned = await ok("learned", { days: 7 });
   assert.ok(learned.data.heuristics_created.length >= 1, learned.text);
+  const curve = await ok("learning_curve", { window: 5 });
+  assert.equal(curve.data.window, 5, curve.text);
   const forgot = await ok("forget", { kind: "heuristic", id: hid });
   assert.equal(forgot.data.forgotten.id, hid);
   await fail("forget", { kind: "heuristic", id: hid }, "not_found");
