@@ -102,6 +102,8 @@ type RecallReport struct {
 	// ByType holds recall@K per query type.
 	ByType map[string]float64 `json:"recall_at_k_by_type"`
 	Misses []string           `json:"misses,omitempty"`
+	// Results are the rankings, for calibration (Calibrate).
+	Results []QueryResult `json:"results,omitempty"`
 }
 
 // Load writes every lesson through the engine's heuristic writer, one
@@ -178,6 +180,11 @@ func EvalRecall(ctx context.Context, e *kaizen.Engine, project string, ids map[s
 			}
 			return strings.Compare(a.RefID, b.RefID)
 		})
+		qr := QueryResult{ID: q.ID, Type: q.Type, Answer: len(want) > 0, Ranked: make([]Ranked, 0, len(ranked))}
+		for _, it := range ranked {
+			qr.Ranked = append(qr.Ranked, Ranked{Topic: it.Topic, Relevant: want[it.RefID]})
+		}
+		r.Results = append(r.Results, qr)
 		injected := 0
 		injectedRelevant := 0
 		for _, h := range rec.Heuristics {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/internal/recalleval"
 	"github.com/kaizenhq/kaizen/internal/testkit"
 	_ "github.com/kaizenhq/kaizen/store/all"
@@ -113,5 +114,66 @@ func TestRecallEval(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCalibrateAbstention learns the abstention of the offline embedder
+// from the dev splits of both sets and checks it is the default's.
+func TestCalibrateAbstention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the evaluation writes a few hundred lessons")
+	}
+	var results []recalleval.QueryResult
+	for _, s := range sets {
+		r := evaluate(t, s, "dev")
+		results = append(results, r.Recall.Results...)
+	}
+	got := recalleval.Calibrate(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1)
+	t.Logf("calibrated on %d dev queries: %+v", len(results), got)
+	b := testkit.Open(t, "sqlite")
+	want := kaizen.DefaultConfig().Experience.Recall.For(b.E.EmbedderID())
+	if got.Calibration != want {
+		t.Errorf("the dev splits calibrate %+v; the default for %s is %+v", got.Calibration, b.E.EmbedderID(), want)
+	}
+}
+
+// devPairSimilarities embeds the dev pairs of both sets with the engine's
+// embedder, as the writer does (experience.HeuristicText).
+func devPairSimilarities(t *testing.T, e *kaizen.Engine) []recalleval.PairSimilarity {
+	t.Helper()
+	var out []recalleval.PairSimilarity
+	for _, s := range sets {
+		ps, err := recalleval.ReadJSONL[recalleval.Pair](s.pairs["dev"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.Split != "dev" {
+				continue
+			}
+			v, err := e.Embedder().Embed(context.Background(), []string{
+				experience.HeuristicText(experience.HeuristicKind(p.A.Kind), p.A.Trigger, p.A.Rule),
+				experience.HeuristicText(experience.HeuristicKind(p.B.Kind), p.B.Trigger, p.B.Rule)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cos float64
+			for i := range v[0] {
+				cos += float64(v[0][i]) * float64(v[1][i])
+			}
+			out = append(out, recalleval.PairSimilarity{Label: p.Label, Cosine: cos, SameKind: p.A.Kind == p.B.Kind})
+		}
+	}
+	return out
+}
+
+// TestCalibrateMerge learns the offline embedder's merge thresholds from
+// the dev pairs of both sets and checks they are the default's.
+func TestCalibrateMerge(t *testing.T) {
+	b := testkit.Open(t, "sqlite")
+	got, right, folded := recalleval.CalibrateMerge(devPairSimilarities(t, b.E))
+	t.Logf("calibrated: %+v (%d right, %d unrelated folded)", got, right, folded)
+	if want := kaizen.DefaultConfig().Experience.Merge.For(b.E.EmbedderID()); got != want {
+		t.Errorf("the dev pairs calibrate %+v; the default for %s is %+v", got, b.E.EmbedderID(), want)
 	}
 }
