@@ -124,15 +124,19 @@ func DecideMerge(p PairSimilarity, t experience.MergeCalibration) experience.Evi
 	return d.Action
 }
 
+// FoldCost is how many right decisions one unrelated pair merged or
+// appended costs in CalibrateMerge: folding a distinct lesson into another
+// loses it from recall, which is far worse than keeping a duplicate apart.
+const FoldCost = 5
+
 // CalibrateMerge chooses merge thresholds for pair similarities (the dev
-// splits): on a grid of Update and Append (0.10 … 0.95 by 0.01), among
-// the thresholds that fold no unrelated pair (or, when none does, the
-// fewest), the most right decisions (Right); ties go to the higher
-// thresholds. The grid and the order are fixed, so the choice is
-// reproducible.
+// splits): on a grid of Update and Append (0.10 … 0.95 by 0.01), the most
+// right decisions (Right) less FoldCost per unrelated pair folded; ties go
+// to the higher thresholds. The grid and the order are fixed, so the
+// choice is reproducible.
 func CalibrateMerge(pairs []PairSimilarity) (experience.MergeCalibration, int, int) {
 	var best experience.MergeCalibration
-	bestRight, bestFolded := -1, math.MaxInt
+	bestRight, bestFolded, bestGain := -1, 0, math.MinInt
 	for u := 95; u >= 10; u-- {
 		for a := u; a >= 10; a-- {
 			t := experience.MergeCalibration{Update: float64(u) / 100, Append: float64(a) / 100}
@@ -146,8 +150,8 @@ func CalibrateMerge(pairs []PairSimilarity) (experience.MergeCalibration, int, i
 					folded++
 				}
 			}
-			if folded < bestFolded || (folded == bestFolded && right > bestRight) {
-				best, bestRight, bestFolded = t, right, folded
+			if gain := right - FoldCost*folded; gain > bestGain {
+				best, bestRight, bestFolded, bestGain = t, right, folded, gain
 			}
 		}
 	}

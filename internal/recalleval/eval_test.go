@@ -142,13 +142,19 @@ func TestCalibrateAbstention(t *testing.T) {
 func devPairSimilarities(t *testing.T, e *kaizen.Engine) []recalleval.PairSimilarity {
 	t.Helper()
 	var out []recalleval.PairSimilarity
+	// The project's earlier calibration set (experience/testdata/pairs)
+	// is all dev.
+	files := []string{"../../experience/testdata/pairs/pairs.jsonl"}
 	for _, s := range sets {
-		ps, err := recalleval.ReadJSONL[recalleval.Pair](s.pairs["dev"])
+		files = append(files, s.pairs["dev"])
+	}
+	for _, f := range files {
+		ps, err := recalleval.ReadJSONL[recalleval.Pair](f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range ps {
-			if p.Split != "dev" {
+			if p.Split != "dev" && p.Split != "" {
 				continue
 			}
 			v, err := e.Embedder().Embed(context.Background(), []string{
