@@ -55,9 +55,9 @@ func TestOfflineEmbedderIsDeterministic(t *testing.T) {
 	t.Parallel()
 	e := NewOfflineEmbedder(512)
 	golden := map[string]string{
-		"Run the database migrations before starting the server": "8611fabe62e30977",
-		"部署前先运行数据库迁移，不要用 root 用户":                                "f2121a57af1dea30",
-		"getUserName() failed: ÉCHEC in config_loader.go":        "d4c75ad452bbd887",
+		"Run the database migrations before starting the server": "7bd0145998fbdfae",
+		"部署前先运行数据库迁移，不要用 root 用户":                                "e67cf434ac67a215",
+		"getUserName() failed: ÉCHEC in config_loader.go":        "e73b3bd63a082421",
 	}
 	for text, want := range golden {
 		v1 := e.EmbedText(text)

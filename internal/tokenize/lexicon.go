@@ -17,7 +17,7 @@ const lexiconSource = `
 retry: retry retries retrying again | 重试 重新尝试 再试
 generate: generate generated generator generators codegen regenerate template templates | 生成 代码生成 自动生成 模板
 idempotent: idempotent idempotency idempotence duplicate twice double | 幂等 重复 两次 多次 重复提交 重复执行
-timeout: timeout timeouts deadline hang hangs hanging forever stuck | 超时 卡住 卡死 无限等待 一直等待 挂起
+timeout: timeout timeouts timed deadline hang hangs hanging forever stuck | 超时 卡住 卡死 无限等待 一直等待 挂起
 cancel: cancel cancelled canceled cancellation abort | 取消 中止
 context: context ctx | 上下文
 goroutine: goroutine goroutines coroutine thread threads concurrent concurrency parallel race | 协程 线程 并发 并行 竞态 竞争
