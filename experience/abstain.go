@@ -67,6 +67,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, minTrigger float64) bool
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.42, Relative: 0.5},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.47, Relative: 0.5},
 	}
 }

@@ -96,7 +96,7 @@ const (
 	weightHanChar   = 0.6
 	weightHanStop   = 0.1 // function characters such as 的 了 是
 	weightHanBigram = 1.0
-	weightConcept   = 1.8 // a concept of the bilingual lexicon (tokenize.WordConcepts, HanConcepts)
+	weightConcept   = 3.0 // a concept of the bilingual lexicon (tokenize.WordConcepts, HanConcepts)
 
 	maxTrigramWord = 32 // runes
 )

@@ -55,9 +55,9 @@ func TestOfflineEmbedderIsDeterministic(t *testing.T) {
 	t.Parallel()
 	e := NewOfflineEmbedder(512)
 	golden := map[string]string{
-		"Run the database migrations before starting the server": "7bd0145998fbdfae",
-		"部署前先运行数据库迁移，不要用 root 用户":                                "e67cf434ac67a215",
-		"getUserName() failed: ÉCHEC in config_loader.go":        "e73b3bd63a082421",
+		"Run the database migrations before starting the server": "271687df900bfd58",
+		"部署前先运行数据库迁移，不要用 root 用户":                                "ebcbe80a4226ef55",
+		"getUserName() failed: ÉCHEC in config_loader.go":        "48162f34390ab429",
 	}
 	for text, want := range golden {
 		v1 := e.EmbedText(text)

@@ -30,10 +30,10 @@ func checkTokens(t *testing.T, text string, tokens []string) {
 // symbols, not letters: they separate words and never reach a token.
 func TestRadicalsSeparate(t *testing.T) {
 	for text, want := range map[string][]string{
-		"⺞":    nil,
-		"⼀":    nil,
-		"a⼀b":  nil,
-		"配⼀置":  {"配", "置"},
+		"⺞":     nil,
+		"⼀":     nil,
+		"a⼀b":   nil,
+		"配⼀置":   {"配", "置"},
 		"ab⺞cd": {"ab", "cd"},
 		"配置⿕文件": {"配置", "文件"},
 	} {
