@@ -46,6 +46,8 @@ type Config struct {
 	Weights Weights `toml:"weights" json:"weights"`
 	// Merge holds the dedup/merge thresholds of new heuristic candidates.
 	Merge MergeThresholds `toml:"merge" json:"merge"`
+	// Recall holds when recall abstains (experience/abstain.go).
+	Recall RecallThresholds `toml:"recall" json:"recall"`
 	// Lifecycle holds the heuristic promotion and demotion rules.
 	Lifecycle Lifecycle `toml:"lifecycle" json:"lifecycle"`
 	// Filter holds the limits of what one recall injects.
@@ -142,6 +144,7 @@ func DefaultConfig() Config {
 		RecallTopK:             3,
 		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
 		Merge:                  MergeThresholds{Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
+		Recall:                 RecallThresholds{MinTrigger: 0.5, Calibrated: OfflineRecallCalibration()},
 		Lifecycle: Lifecycle{PromoteSupportTasks: 2, PromoteEvidence: 3, MisleadingStreak: 3,
 			ValidatedWithinDays: 7},
 		Filter: Filter{MaxMemories: 3, MaxHeuristics: 2, MaxTotal: 5, MaxSkills: 2,
@@ -211,6 +214,13 @@ func (c Config) Validate() error {
 		}
 	}
 	checkMerge("merge", MergeCalibration{Update: c.Merge.Update, Append: c.Merge.Append})
+	unit("recall.min_topic", c.Recall.MinTopic)
+	unit("recall.relative", c.Recall.Relative)
+	unit("recall.min_trigger", c.Recall.MinTrigger)
+	for id, r := range c.Recall.Calibrated {
+		unit("recall.calibrated."+id+".min_topic", r.MinTopic)
+		unit("recall.calibrated."+id+".relative", r.Relative)
+	}
 	for id, m := range c.Merge.Calibrated {
 		checkMerge("merge.calibrated."+id, m)
 	}

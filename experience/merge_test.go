@@ -220,14 +220,14 @@ func (c calibrationConfusion) String() string {
 // Measured on pairs.jsonl (376 pairs: 169 written as duplicate/related/
 // unrelated, then 207 hard negatives — distinct lessons of the same coding
 // domain, from the lessons of testdata/recall_set.json at the module root)
-// with offline-hash-v1@512; if the set
+// with offline-hash-v2@512; if the set
 // or the embedder changes, re-measure and update these, the calibration
 // in merge.go and docs/experience.md.
 const (
 	calibrationPairs        = 376
-	calibrationCorrect      = 331 // calibrated thresholds, whole set
-	calibrationHeldOut      = 327 // 5-fold cross-validation, held-out folds pooled
-	calibrationSeedCorrect  = 252 // the seed's 0.85 / 0.60
+	calibrationCorrect      = 320 // the default thresholds, whole set
+	calibrationHeldOut      = 336 // 5-fold cross-validation, held-out folds pooled
+	calibrationSeedCorrect  = 272 // the seed's 0.85 / 0.60
 	calibrationFolds        = 5
 	calibrationEmbedderDims = 512
 )
@@ -261,11 +261,13 @@ func TestMergeCalibration(t *testing.T) {
 	seedCorrect, seedConf := evaluateCalibration(pairs, seed)
 	t.Logf("seed 0.85/0.60: %d/%d = %.1f%%\n%s", seedCorrect, len(pairs), 100*float64(seedCorrect)/float64(len(pairs)), seedConf)
 
+	// The default is calibrated by internal/recalleval (TestCalibrateMerge)
+	// to fold no unrelated pair of the dev splits; the accuracy-optimal
+	// fit of this set is the documented alternative.
 	fitted := calibrate(pairs)
+	fittedCorrect, fittedConf := evaluateCalibration(pairs, fitted)
+	t.Logf("accuracy-optimal fit %.2f/%.2f: %d/%d\n%s", fitted.Update, fitted.Append, fittedCorrect, len(pairs), fittedConf)
 	cal := OfflineMergeCalibration()[e.ID()]
-	if cal != fitted {
-		t.Errorf("OfflineMergeCalibration()[%q] = %+v, but the grid search on the set gives %+v: update merge.go and docs", e.ID(), cal, fitted)
-	}
 	correct, conf := evaluateCalibration(pairs, cal)
 	t.Logf("calibrated %.2f/%.2f (training accuracy, whole set): %d/%d = %.1f%%\n%s", cal.Update, cal.Append,
 		correct, len(pairs), 100*float64(correct)/float64(len(pairs)), conf)
@@ -312,13 +314,13 @@ func TestMergeCalibration(t *testing.T) {
 	if seedCorrect != calibrationSeedCorrect {
 		t.Errorf("seed thresholds: %d correct, measured %d: re-measure", seedCorrect, calibrationSeedCorrect)
 	}
+	if n := conf["unrelated"][EvidenceUpdated] + conf["unrelated"][EvidenceAppend]; n != 0 {
+		t.Errorf("the default thresholds fold %d unrelated pairs of the set", n)
+	}
 	if correct < calibrationCorrect {
 		t.Errorf("calibrated thresholds: %d correct, below the measured %d", correct, calibrationCorrect)
 	}
 	if heldOut < calibrationHeldOut {
 		t.Errorf("cross-validated: %d correct, below the measured %d", heldOut, calibrationHeldOut)
-	}
-	if correct <= seedCorrect {
-		t.Errorf("the calibration (%d) does not beat the seed's thresholds (%d)", correct, seedCorrect)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // algorithm. Any change to its output (tokenisation, features, weights,
 // hashing) must bump the version, so stored vectors are re-embedded rather
 // than compared across two algorithms.
-const OfflineEmbedderName = "offline-hash-v1"
+const OfflineEmbedderName = "offline-hash-v2"
 
 // OfflineEmbedder is the default embedder: it needs no model weights and no
 // network. It hashes lexical features into a fixed number of dimensions:
@@ -55,7 +55,7 @@ func NewOfflineEmbedder(dim int) *OfflineEmbedder {
 	return &OfflineEmbedder{dim: dim, id: OfflineEmbedderName + "@" + strconv.Itoa(dim)}
 }
 
-// ID returns "offline-hash-v1@<dimension>".
+// ID returns "offline-hash-v2@<dimension>".
 func (e *OfflineEmbedder) ID() string { return e.id }
 
 // Dimension returns the vector length.
@@ -96,6 +96,7 @@ const (
 	weightHanChar   = 0.6
 	weightHanStop   = 0.1 // function characters such as 的 了 是
 	weightHanBigram = 1.0
+	weightConcept   = 3.0 // a concept of the bilingual lexicon (tokenize.WordConcepts, HanConcepts)
 
 	maxTrigramWord = 32 // runes
 )
@@ -108,6 +109,7 @@ const (
 	kindTrigram
 	kindHan
 	kindHanBigram
+	kindConcept
 )
 
 type feature struct {
@@ -219,6 +221,9 @@ func (w *workspace) addFeatures() {
 			weight = weightWordPart
 		}
 		w.add(hashBytes(kindWord, t.Buf[tk.StemFrom:tk.StemTo], nil), weight)
+		for _, c := range tokenize.WordConcepts(t.Buf[tk.StemFrom:tk.StemTo]) {
+			w.add(hashConcept(c), weightConcept*weight)
+		}
 		if tk.Part {
 			continue // parts add no bigrams or trigrams of their own
 		}
@@ -257,8 +262,10 @@ func (w *workspace) addTrigrams(word []byte) {
 	}
 }
 
-// addHan adds character unigrams and bigrams of a CJK run.
+// addHan adds character unigrams and bigrams of a CJK run, and the
+// concepts of the lexicon terms in it.
 func (w *workspace) addHan(run []rune) {
+	tokenize.HanConcepts(run, func(c int) { w.add(hashConcept(c), weightConcept) })
 	for i, r := range run {
 		weight := weightHanChar
 		if hanStop(r) {
@@ -315,6 +322,8 @@ func hashBytes(kind byte, a, b []byte) uint64 {
 	}
 	return mix(h)
 }
+
+func hashConcept(c int) uint64 { return hashRunes(kindConcept, rune(c), 0, 0) }
 
 func hashRunes(kind byte, a, b, c rune) uint64 {
 	h := fnvByte(fnvOffset, kind)

@@ -36,11 +36,11 @@ func digest(v []float32) string {
 func TestOfflineEmbedderIdentity(t *testing.T) {
 	t.Parallel()
 	e := NewOfflineEmbedder(0)
-	if e.ID() != "offline-hash-v1@512" || e.Dimension() != 512 {
+	if e.ID() != "offline-hash-v2@512" || e.Dimension() != 512 {
 		t.Errorf("default: ID %q, dimension %d", e.ID(), e.Dimension())
 	}
 	e = NewOfflineEmbedder(256)
-	if e.ID() != "offline-hash-v1@256" || e.Dimension() != 256 {
+	if e.ID() != "offline-hash-v2@256" || e.Dimension() != 256 {
 		t.Errorf("256: ID %q, dimension %d", e.ID(), e.Dimension())
 	}
 	if NewOfflineEmbedder(7).Dimension() != DefaultOfflineDimension {
@@ -55,9 +55,9 @@ func TestOfflineEmbedderIsDeterministic(t *testing.T) {
 	t.Parallel()
 	e := NewOfflineEmbedder(512)
 	golden := map[string]string{
-		"Run the database migrations before starting the server": "4ef95679268381a4",
-		"部署前先运行数据库迁移，不要用 root 用户":                                "c2e79987f2d9bece",
-		"getUserName() failed: ÉCHEC in config_loader.go":        "9f89de3755f3383b",
+		"Run the database migrations before starting the server": "271687df900bfd58",
+		"部署前先运行数据库迁移，不要用 root 用户":                                "ebcbe80a4226ef55",
+		"getUserName() failed: ÉCHEC in config_loader.go":        "48162f34390ab429",
 	}
 	for text, want := range golden {
 		v1 := e.EmbedText(text)

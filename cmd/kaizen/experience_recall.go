@@ -61,7 +61,9 @@ stores nothing. Stored recalls are listed by 'kaizen recalls'.`,
 }
 
 func printRecall(w io.Writer, res *kaizen.RecallResult) error {
-	if strings.TrimSpace(res.Text) == "" {
+	if res.Abstained {
+		fmt.Fprintln(w, "Nothing injected: "+res.AbstainReason+".")
+	} else if strings.TrimSpace(res.Text) == "" {
 		fmt.Fprintln(w, "Nothing to recall passed the filter.")
 	} else {
 		fmt.Fprintln(w, strings.TrimRight(res.Text, "\n"))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -70,6 +71,11 @@ type RecallResult struct {
 	// was configured but not used.
 	Filter     string `json:"filter"`
 	FilterNote string `json:"filter_note,omitempty"`
+	// Abstained is true when candidates were found but none was close
+	// enough to the query to inject (experience.RecallThresholds): the
+	// recall injects nothing rather than noise. AbstainReason says why.
+	Abstained     bool   `json:"abstained,omitempty"`
+	AbstainReason string `json:"abstain_reason,omitempty"`
 }
 
 // filter applies the unified filter: the chat model's choice when the
@@ -177,7 +183,8 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 	if err != nil {
 		return nil, err
 	}
-	selected, by, note := s.filter(ctx, in.Query, res.LiveSignals, cands)
+	relevant := s.abstain(res, cands, scores, topics)
+	selected, by, note := s.filter(ctx, in.Query, res.LiveSignals, relevant)
 	res.Filter, res.FilterNote = by, note
 	text, used := experience.Render(s.cfg.Filter, selected)
 	res.Text = text
@@ -237,6 +244,41 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 	}
 	res.ID = event.ID
 	return res, nil
+}
+
+// abstain keeps the candidates close enough to the query to inject
+// (experience.RecallThresholds for the embedder); when there were
+// candidates and none is, it marks the result abstained.
+func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, scores map[string]experience.HeuristicScore,
+	topics map[string]float64) []experience.Candidate {
+	if len(cands) == 0 {
+		return cands
+	}
+	cal := s.cfg.Recall.For(s.embedder.ID())
+	topicOf := func(c experience.Candidate) (float64, float64) {
+		if sc, ok := scores[c.RefID]; ok && c.Kind == experience.ItemHeuristic {
+			return sc.Topic, sc.Trigger
+		}
+		return topics[c.RefID], 0
+	}
+	best := 0.0
+	for _, c := range cands {
+		t, _ := topicOf(c)
+		best = max(best, t)
+	}
+	out := make([]experience.Candidate, 0, len(cands))
+	for _, c := range cands {
+		t, g := topicOf(c)
+		if cal.Passes(t, g, best, s.cfg.Recall.MinTrigger) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		res.Abstained = true
+		res.AbstainReason = fmt.Sprintf("no recalled item is close enough to the query: best topic similarity %.3f < %.3f (recall.min_topic for %s)",
+			best, cal.MinTopic, s.embedder.ID())
+	}
+	return out
 }
 
 // liveSignals detects the live interaction signals of a task from its
@@ -353,18 +395,19 @@ func (s *Service) recallHybrid(ctx context.Context, tx store.Tx, project string,
 	return out, nil
 }
 
-// topicSimilarity turns a cosine into the seed's topic_similarity. For an
-// embedder with a calibration (the offline embedder), cosines live on a
-// compressed scale — a reworded duplicate scores about the calibrated
-// update threshold, not 0.85 — so the cosine is divided by that threshold
-// (capped at 1); for others it is the cosine itself, as in the seed.
-// Negative cosines count as 0.
+// topicSimilarity turns a cosine into the seed's topic_similarity: the
+// cosine itself, negative cosines counting as 0. The option
+// recall.scale_topic restores the earlier scale for an embedder with a
+// merge calibration: the cosine divided by its update threshold, capped at
+// 1 (which flattens the ranking of the offline embedder above it).
 func (s *Service) topicSimilarity(cos float64) float64 {
 	if cos <= 0 || math.IsNaN(cos) {
 		return 0
 	}
-	if c, ok := s.cfg.Merge.Calibrated[s.embedder.ID()]; ok && c.Update > 0 {
-		return min(1, cos/c.Update)
+	if s.cfg.Recall.ScaleTopic {
+		if c, ok := s.cfg.Merge.Calibrated[s.embedder.ID()]; ok && c.Update > 0 {
+			return min(1, cos/c.Update)
+		}
 	}
 	return min(1, cos)
 }

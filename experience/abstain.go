@@ -1,0 +1,72 @@
+package experience
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/kaizenhq/kaizen/model"
+)
+
+// RecallThresholds decide when recall abstains: what it injects must be
+// about the query, or nothing is injected.
+//
+//   - An item (heuristic, skill or memory) is injected only when its topic
+//     similarity (the cosine of the query and the item) reaches MinTopic,
+//     or, for a heuristic, when its trigger matches the task's live
+//     signals at least as much as MinTrigger.
+//   - An item whose topic is below Relative × the best topic of the
+//     recall is not injected either: the second-best lesson must be
+//     nearly as close as the best, not merely above the floor.
+//
+// When no item passes, the recall abstains (RecallResult.Abstained) and
+// injects nothing. Calibrated overrides MinTopic and Relative per
+// embedder id; the values for the offline embedder were learned on the
+// dev splits of testdata/recall-eval and testdata/eval
+// (internal/recalleval, docs/experience.md). For an embedder without a
+// calibration, MinTopic (default 0: no floor) applies, so configure
+// recall.min_topic when you switch to a neural embedder.
+type RecallThresholds struct {
+	MinTopic   float64                      `toml:"min_topic" json:"min_topic"`
+	Relative   float64                      `toml:"relative" json:"relative"`
+	MinTrigger float64                      `toml:"min_trigger" json:"min_trigger"`
+	Calibrated map[string]RecallCalibration `toml:"calibrated" json:"calibrated,omitempty"`
+	// ScaleTopic restores the earlier topic scale for embedders with a
+	// merge calibration: topic = min(1, cosine / merge update threshold).
+	// Off by default: the seed's topic similarity is the cosine.
+	ScaleTopic bool `toml:"scale_topic" json:"scale_topic"`
+}
+
+// RecallCalibration is an abstention calibrated for one embedder.
+type RecallCalibration struct {
+	MinTopic float64 `toml:"min_topic" json:"min_topic"`
+	Relative float64 `toml:"relative" json:"relative"`
+}
+
+// For returns the abstention to use with an embedder.
+func (r RecallThresholds) For(embedder string) RecallCalibration {
+	if c, ok := r.Calibrated[embedder]; ok {
+		return c
+	}
+	return RecallCalibration{MinTopic: r.MinTopic, Relative: r.Relative}
+}
+
+// Passes reports whether an item of topic similarity topic (and trigger
+// similarity trigger, 0 for skills and memories) may be injected in a
+// recall whose best topic is best.
+func (c RecallCalibration) Passes(topic, trigger, best, minTrigger float64) bool {
+	if math.IsNaN(topic) {
+		return false
+	}
+	if minTrigger > 0 && trigger >= minTrigger {
+		return true
+	}
+	return topic >= c.MinTopic && topic >= c.Relative*best
+}
+
+// OfflineRecallCalibration returns the abstention calibrated for the
+// offline embedder at its default dimension.
+func OfflineRecallCalibration() map[string]RecallCalibration {
+	return map[string]RecallCalibration{
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.47, Relative: 0.5},
+	}
+}

@@ -1,0 +1,159 @@
+package recalleval
+
+import (
+	"math"
+
+	"github.com/kaizenhq/kaizen/experience"
+)
+
+// Ranked is one heuristic a recall ranked: its topic similarity (the
+// cosine) and whether the query's labels call it relevant.
+type Ranked struct {
+	Topic    float64 `json:"topic"`
+	Relevant bool    `json:"relevant"`
+}
+
+// QueryResult is one query's ranking, best first.
+type QueryResult struct {
+	ID     string   `json:"id"`
+	Type   string   `json:"type"`
+	Answer bool     `json:"answerable"`
+	Ranked []Ranked `json:"ranked"`
+}
+
+// Simulated is what an abstention would inject over a set of rankings.
+type Simulated struct {
+	Calibration experience.RecallCalibration `json:"calibration"`
+	// InjectedHit: answerable queries with a relevant lesson injected.
+	InjectedHit float64 `json:"injected_hit"`
+	// InjectedRelevant: the relevant share of injected lessons.
+	InjectedRelevant float64 `json:"injected_relevant"`
+	// FalseInjection: no-answer queries with anything injected.
+	FalseInjection float64 `json:"false_injection"`
+}
+
+// Simulate applies an abstention to rankings, injecting at most max
+// lessons per query (the filter's max_heuristics), as Engine.Recall does
+// without live signals.
+func Simulate(results []QueryResult, c experience.RecallCalibration, max int) Simulated {
+	s := Simulated{Calibration: c}
+	var answerable, noAnswer, hit, falseInj, injected, relevant int
+	for _, r := range results {
+		best := 0.0
+		for _, it := range r.Ranked {
+			best = math.Max(best, it.Topic)
+		}
+		n, rel := 0, 0
+		for _, it := range r.Ranked {
+			if n == max {
+				break
+			}
+			if c.Passes(it.Topic, 0, best, 0) {
+				n++
+				if it.Relevant {
+					rel++
+				}
+			}
+		}
+		injected += n
+		relevant += rel
+		if r.Answer {
+			answerable++
+			if rel > 0 {
+				hit++
+			}
+		} else {
+			noAnswer++
+			if n > 0 {
+				falseInj++
+			}
+		}
+	}
+	if answerable > 0 {
+		s.InjectedHit = float64(hit) / float64(answerable)
+	}
+	if noAnswer > 0 {
+		s.FalseInjection = float64(falseInj) / float64(noAnswer)
+	}
+	if injected > 0 {
+		s.InjectedRelevant = float64(relevant) / float64(injected)
+	}
+	return s
+}
+
+// Calibrate chooses the abstention for a set of rankings (the dev
+// splits): on a grid of MinTopic (0.10 … 0.60 by 0.01) and Relative
+// (0.50 … 1.00 by 0.05), the one with the most answerable queries served
+// a relevant lesson among those with false injection at most maxFalse;
+// ties go to the higher relevant share, then the lower thresholds. The
+// grid and the order are fixed, so the choice is reproducible.
+func Calibrate(results []QueryResult, max int, maxFalse float64) Simulated {
+	var best Simulated
+	found := false
+	for mt := 10; mt <= 60; mt++ {
+		for rl := 50; rl <= 100; rl += 5 {
+			c := experience.RecallCalibration{MinTopic: float64(mt) / 100, Relative: float64(rl) / 100}
+			s := Simulate(results, c, max)
+			if s.FalseInjection > maxFalse+1e-9 {
+				continue
+			}
+			if !found || s.InjectedHit > best.InjectedHit+1e-9 ||
+				(math.Abs(s.InjectedHit-best.InjectedHit) <= 1e-9 && s.InjectedRelevant > best.InjectedRelevant+1e-9) {
+				best, found = s, true
+			}
+		}
+	}
+	return best
+}
+
+// PairSimilarity is one dedup pair's label, the cosine of its two
+// lessons' heuristic texts and whether their kinds match (the writer
+// appends only within a kind).
+type PairSimilarity struct {
+	Label    string
+	Cosine   float64
+	SameKind bool
+}
+
+// DecideMerge is the writer's decision for the second lesson of a pair.
+func DecideMerge(p PairSimilarity, t experience.MergeCalibration) experience.EvidenceAction {
+	d := experience.DecideMerge(p.Cosine, "first", t)
+	if d.Action == experience.EvidenceAppend && !p.SameKind {
+		return experience.EvidenceCreated
+	}
+	return d.Action
+}
+
+// FoldCost is how many right decisions one unrelated pair merged or
+// appended costs in CalibrateMerge: folding a distinct lesson into another
+// loses it from recall, which is far worse than keeping a duplicate apart.
+const FoldCost = 5
+
+// CalibrateMerge chooses merge thresholds for pair similarities (the dev
+// splits): on a grid of Update and Append (0.10 … 0.95 by 0.01), the most
+// right decisions (Right) less FoldCost per unrelated pair folded; ties go
+// to the higher thresholds. The grid and the order are fixed, so the
+// choice is reproducible.
+func CalibrateMerge(pairs []PairSimilarity) (experience.MergeCalibration, int, int) {
+	var best experience.MergeCalibration
+	bestRight, bestFolded, bestGain := -1, 0, math.MinInt
+	for u := 95; u >= 10; u-- {
+		for a := u; a >= 10; a-- {
+			t := experience.MergeCalibration{Update: float64(u) / 100, Append: float64(a) / 100}
+			right, folded := 0, 0
+			for _, p := range pairs {
+				act := DecideMerge(p, t)
+				if Right(p.Label, act) {
+					right++
+				}
+				if p.Label == "unrelated" && act != experience.EvidenceCreated {
+					folded++
+				}
+			}
+			if gain := right - FoldCost*folded; gain > bestGain {
+				best, bestRight, bestFolded, bestGain = t, right, folded, gain
+			}
+		}
+	}
+	return best, bestRight, bestFolded
+}

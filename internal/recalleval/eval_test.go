@@ -1,0 +1,185 @@
+package recalleval_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/recalleval"
+	"github.com/kaizenhq/kaizen/internal/testkit"
+	_ "github.com/kaizenhq/kaizen/store/all"
+)
+
+// evalSet names one labelled set: its lessons, its query files and its
+// dedup pair files.
+type evalSet struct {
+	name    string
+	lessons string
+	queries map[string]string // split → file (a file may hold both splits)
+	pairs   map[string]string
+}
+
+var sets = []evalSet{
+	{name: "own", lessons: "../../testdata/recall-eval/lessons.jsonl",
+		queries: map[string]string{"dev": "../../testdata/recall-eval/dev.jsonl", "holdout": "../../testdata/recall-eval/holdout.jsonl"},
+		pairs:   map[string]string{"dev": "../../testdata/recall-eval/dedup-dev.jsonl", "holdout": "../../testdata/recall-eval/dedup-holdout.jsonl"}},
+	{name: "independent", lessons: "../../testdata/eval/recall/lessons.jsonl",
+		queries: map[string]string{"dev": "../../testdata/eval/recall/queries.jsonl", "holdout": "../../testdata/eval/recall/queries.jsonl"},
+		pairs:   map[string]string{"dev": "../../testdata/eval/dedup/pairs.jsonl", "holdout": "../../testdata/eval/dedup/pairs.jsonl"}},
+}
+
+// Report is one set's measures on one split.
+type Report struct {
+	Set    string                   `json:"set"`
+	Split  string                   `json:"split"`
+	Recall *recalleval.RecallReport `json:"recall"`
+	Dedup  *recalleval.DedupReport  `json:"dedup"`
+}
+
+// evaluate measures one split of one set on a fresh SQLite engine with
+// the default configuration (recall_top_k raised to 5 for recall@5).
+func evaluate(t *testing.T, s evalSet, split string) Report {
+	t.Helper()
+	ctx := context.Background()
+	b := testkit.Open(t, "sqlite", func(c *kaizen.Config) { c.Experience.RecallTopK = 5 })
+	lessons, err := recalleval.ReadJSONL[recalleval.Lesson](s.lessons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := recalleval.Load(ctx, b.E, "eval", lessons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := recalleval.ReadJSONL[recalleval.Query](s.queries[split])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []recalleval.Query
+	for _, q := range all {
+		if q.Split == split {
+			qs = append(qs, q)
+		}
+	}
+	rec, err := recalleval.EvalRecall(ctx, b.E, "eval", ids, qs, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allPairs, err := recalleval.ReadJSONL[recalleval.Pair](s.pairs[split])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []recalleval.Pair
+	for _, p := range allPairs {
+		if p.Split == split {
+			ps = append(ps, p)
+		}
+	}
+	dd, err := recalleval.EvalDedup(ctx, b.E, "dedup-", ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Report{Set: s.name, Split: split, Recall: rec, Dedup: dd}
+}
+
+// TestRecallEval measures every set's splits through the real engine and
+// writes the reports to $KAIZEN_RECALL_EVAL_OUT (a directory) when set.
+// It is the harness behind docs/experience.md's numbers:
+//
+//	KAIZEN_RECALL_EVAL_OUT=/tmp/eval go test ./internal/recalleval -run TestRecallEval -v
+func TestRecallEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the evaluation writes a few hundred lessons")
+	}
+	out := os.Getenv("KAIZEN_RECALL_EVAL_OUT")
+	for _, s := range sets {
+		for _, split := range []string{"dev", "holdout"} {
+			t.Run(s.name+"/"+split, func(t *testing.T) {
+				r := evaluate(t, s, split)
+				t.Logf("%s/%s: recall@5 %.3f MRR %.3f injected-hit %.3f injected-relevant %.3f (%d injected) false-injection %.3f (%d no-answer) dedup %.3f (%d/%d, unrelated folded %d)",
+					s.name, split, r.Recall.RecallAtK, r.Recall.MRR, r.Recall.InjectedHit, r.Recall.InjectedRelevant, r.Recall.Injected,
+					r.Recall.FalseInjection, r.Recall.NoAnswer, r.Dedup.Accuracy, r.Dedup.Correct, r.Dedup.Pairs, r.Dedup.UnrelatedFolded)
+				t.Logf("by type %v; dedup confusion %v", r.Recall.ByType, r.Dedup.Confusion)
+				if out != "" {
+					raw, _ := json.MarshalIndent(r, "", "  ")
+					if err := os.MkdirAll(out, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(out, s.name+"-"+split+".json"), raw, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestCalibrateAbstention learns the abstention of the offline embedder
+// from the dev splits of both sets and checks it is the default's.
+func TestCalibrateAbstention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the evaluation writes a few hundred lessons")
+	}
+	var results []recalleval.QueryResult
+	for _, s := range sets {
+		r := evaluate(t, s, "dev")
+		results = append(results, r.Recall.Results...)
+	}
+	got := recalleval.Calibrate(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1)
+	t.Logf("calibrated on %d dev queries: %+v", len(results), got)
+	b := testkit.Open(t, "sqlite")
+	want := kaizen.DefaultConfig().Experience.Recall.For(b.E.EmbedderID())
+	if got.Calibration != want {
+		t.Errorf("the dev splits calibrate %+v; the default for %s is %+v", got.Calibration, b.E.EmbedderID(), want)
+	}
+}
+
+// devPairSimilarities embeds the dev pairs of both sets with the engine's
+// embedder, as the writer does (experience.HeuristicText).
+func devPairSimilarities(t *testing.T, e *kaizen.Engine) []recalleval.PairSimilarity {
+	t.Helper()
+	var out []recalleval.PairSimilarity
+	// The project's earlier calibration set (experience/testdata/pairs)
+	// is all dev.
+	files := []string{"../../experience/testdata/pairs/pairs.jsonl"}
+	for _, s := range sets {
+		files = append(files, s.pairs["dev"])
+	}
+	for _, f := range files {
+		ps, err := recalleval.ReadJSONL[recalleval.Pair](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if p.Split != "dev" && p.Split != "" {
+				continue
+			}
+			v, err := e.Embedder().Embed(context.Background(), []string{
+				experience.HeuristicText(experience.HeuristicKind(p.A.Kind), p.A.Trigger, p.A.Rule),
+				experience.HeuristicText(experience.HeuristicKind(p.B.Kind), p.B.Trigger, p.B.Rule)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cos float64
+			for i := range v[0] {
+				cos += float64(v[0][i]) * float64(v[1][i])
+			}
+			out = append(out, recalleval.PairSimilarity{Label: p.Label, Cosine: cos, SameKind: p.A.Kind == p.B.Kind})
+		}
+	}
+	return out
+}
+
+// TestCalibrateMerge learns the offline embedder's merge thresholds from
+// the dev pairs of both sets and checks they are the default's.
+func TestCalibrateMerge(t *testing.T) {
+	b := testkit.Open(t, "sqlite")
+	got, right, folded := recalleval.CalibrateMerge(devPairSimilarities(t, b.E))
+	t.Logf("calibrated: %+v (%d right, %d unrelated folded)", got, right, folded)
+	if want := kaizen.DefaultConfig().Experience.Merge.For(b.E.EmbedderID()); got != want {
+		t.Errorf("the dev pairs calibrate %+v; the default for %s is %+v", got, b.E.EmbedderID(), want)
+	}
+}
