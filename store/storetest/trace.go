@@ -38,8 +38,8 @@ func fullFailurePattern(id, skill string, freq int) trace.FailurePattern {
 		Family: "go test", Context: map[string]string{"cwd": "/repo"}, Args: []string{"./..."},
 		Template: "undefined: <*>", Signatures: []string{"s:abc", "l:def"}, GroupingVersion: 1,
 		ExampleErrors: []string{"undefined: parseConfig"}, TraceIDs: []string{"t-1"},
-		Fixes:         []trace.FixTally{{Fix: "Define parseConfig in config.go", Count: 2, Last: at(50)}},
-		Weight:        1.25, Warnings: 3, Helped: 2, Misled: 1,
+		Fixes:  []trace.FixTally{{Fix: "Define parseConfig in config.go", Count: 2, Last: at(50)}},
+		Weight: 1.25, Warnings: 3, Helped: 2, Misled: 1,
 	}
 }
 
