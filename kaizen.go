@@ -12,6 +12,7 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/app/tracesvc"
 	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/internal/veccache"
 	"github.com/kaizenhq/kaizen/learning"
@@ -36,6 +37,7 @@ type Engine struct {
 	backup     *backupsvc.Service
 	jobs       *jobsvc.Service
 	digest     *digestsvc.Service
+	trace      *tracesvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -68,6 +70,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	})
 	runner := jobs.New(st, jobs.Options{Now: env.Now, Logger: env.Logger})
 	runner.Register(e.experience.ExtractJob())
+	e.trace = tracesvc.New(env, tracesvc.Options{Config: cfg.Trace, Wake: runner.Wake})
+	e.trace.Register(runner)
 	e.jobs = jobsvc.New(env, runner)
 	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{
 		Sections: e.experience.GuidanceSections,
