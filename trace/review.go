@@ -363,7 +363,9 @@ func learn(patterns []FailurePattern, t *ExecutionTrace, l lesson, now time.Time
 			np.FirstOccurred = firstAt
 		}
 	}
-	np.Frequency++
+	// frequency counts occurrences (seed: 发生次数): every failed attempt
+	// of the chain with this error, not the chain once
+	np.Frequency += len(l.failed)
 	if last.After(np.LastOccurred) {
 		np.LastOccurred = last
 	}

@@ -72,6 +72,9 @@ func (s *Service) RecordEvents(ctx context.Context, in EventInput) (*EventResult
 		if ev.Time.IsZero() {
 			ev.Time = now
 		}
+		if ev.TaskID == "" {
+			ev.TaskID = in.SessionID // a hook session is its task
+		}
 		events[i] = scrubEvent(ev)
 	}
 	res := &EventResult{Project: project, SessionID: in.SessionID}
@@ -239,6 +242,9 @@ func (s *Service) closed(ctx context.Context, tx store.Tx, project string, t tra
 			return nil, err
 		}
 	}
+	if err := lockSkills(ctx, tx, project, []string{t.SkillID}); err != nil {
+		return nil, err
+	}
 	patterns, err := tx.ListFailurePatterns(ctx, project, store.FailurePatternFilter{SkillID: t.SkillID})
 	if err != nil {
 		return nil, err
@@ -397,4 +403,19 @@ func skillOf(skill, command string) string {
 		return skill
 	}
 	return "cmd:" + trace.FamilyOf(command)
+}
+
+// lockSkills serialises the transactions that read and rewrite the failure
+// patterns and statistics of the skills (in id order, so two callers never
+// wait on each other crosswise): a pattern is read, updated and written
+// whole, and two chains closing at once must not lose an occurrence.
+func lockSkills(ctx context.Context, tx store.Tx, project string, skills []string) error {
+	skills = slices.Clone(skills)
+	slices.Sort(skills)
+	for _, sk := range slices.Compact(skills) {
+		if _, err := tx.LockTraceState(ctx, project, "skill-lock/"+sk); err != nil {
+			return err
+		}
+	}
+	return nil
 }

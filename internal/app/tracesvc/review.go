@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
@@ -67,6 +69,9 @@ func (s *Service) ReviewTask(ctx context.Context, project, taskID string) (*Task
 		}
 		if len(traces) == 0 {
 			return &app.Error{Op: op, Kind: app.KindNotFound, Field: "task_id", Message: "task " + taskID + " has no traces"}
+		}
+		if err := lockSkills(ctx, tx, project, slices.Collect(maps.Keys(skills))); err != nil {
+			return err
 		}
 		var patterns []trace.FailurePattern
 		for skill := range skills {
