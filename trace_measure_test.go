@@ -188,10 +188,10 @@ func seedPatterns(t *testing.T, b *bundle, families, per int) {
 	err := b.e.Store().Update(ctx, func(tx store.Tx) error {
 		for f := range families {
 			for k := range per {
-				p := trace.FailurePattern{ID: fmt.Sprintf("fp-%d-%d", f, k), SkillID: fmt.Sprintf("cmd:tool%d test", f),
-					Family: fmt.Sprintf("tool%d test", f), Condition: "running tool test fails", ErrorType: "go:compile",
+				p := trace.FailurePattern{ID: fmt.Sprintf("fp-%d-%d", f, k), SkillID: fmt.Sprintf("cmd:tool%d", f),
+					Family: fmt.Sprintf("tool%d", f), Condition: "running tool test fails", ErrorType: "go:compile",
 					Frequency: 3, LastOccurred: now, FirstOccurred: now, SuggestedFix: "Edit config.go",
-					Args: []string{fmt.Sprintf("./pkg%d/...", k)}, Context: map[string]string{"cwd": "/repo"},
+					Args: []string{"test", fmt.Sprintf("./pkg%d/...", k)}, Context: map[string]string{"cwd": "/repo"},
 					Signatures: []string{fmt.Sprintf("s:%d-%d", f, k)}, GroupingVersion: 1, Weight: 1}
 				if err := tx.PutFailurePattern(ctx, "proj", p); err != nil {
 					return err

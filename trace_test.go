@@ -3,6 +3,8 @@ package kaizen_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -438,4 +440,27 @@ func TestTraceConcurrentSessions(t *testing.T) {
 			t.Errorf("one pattern seen %d times expected: %+v", sessions, pats.Items)
 		}
 	})
+}
+
+// The [trace] section loads from kaizen.toml and KAIZEN_TRACE_* variables,
+// and a value out of range is a configuration error.
+func TestTraceConfig(t *testing.T) {
+	home := t.TempDir()
+	toml := "[trace.assembly]\nidle_timeout = \"30m\"\n[trace.check]\nmax_warnings_per_session = 5\n"
+	if err := os.WriteFile(filepath.Join(home, kaizen.ConfigFile), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KAIZEN_TRACE_CHECK_MIN_CONFIDENCE", "0.8")
+	cfg, err := kaizen.LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Trace.Assembly.IdleTimeout != 30*time.Minute || cfg.Trace.Check.MaxWarningsPerSession != 5 ||
+		cfg.Trace.Check.MinConfidence != 0.8 || cfg.Trace.Verify.MaxCorrections != 3 {
+		t.Errorf("trace config %+v", cfg.Trace)
+	}
+	t.Setenv("KAIZEN_TRACE_CHECK_MIN_CONFIDENCE", "1.5")
+	if _, err := kaizen.LoadConfig(home); kaizen.KindOf(err) != kaizen.KindInvalid {
+		t.Errorf("min_confidence 1.5: %v", err)
+	}
 }
