@@ -1,6 +1,7 @@
 package kaizen_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -463,4 +464,42 @@ func TestTraceConfig(t *testing.T) {
 	if _, err := kaizen.LoadConfig(home); kaizen.KindOf(err) != kaizen.KindInvalid {
 		t.Errorf("min_confidence 1.5: %v", err)
 	}
+}
+
+// Traces, failure patterns, skills and reviews travel in an export; an
+// import into another project warns there too, and importing twice
+// inserts nothing more.
+func TestTraceExportImport(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend)
+		feed(t, b, "s", cmdEvent(time.Time{}, "go test ./...", 1, goFail), editEvent(time.Time{}, "config.go"),
+			cmdEvent(time.Time{}, "go test ./...", 1, goFail), editEvent(time.Time{}, "parse.go"),
+			cmdEvent(time.Time{}, "go test ./...", 0, "ok"))
+		if _, err := b.e.ReviewTask(ctx, "", "s"); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		exp, err := b.e.Export(ctx, &buf, kaizen.ExportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exp.Records["trace"] != 1 || exp.Records["failure_pattern"] != 1 || exp.Records["trace_skill"] != 1 || exp.Records["trace_review"] != 1 {
+			t.Fatalf("export counts %v", exp.Records)
+		}
+		for range 2 {
+			res, err := b.e.Import(ctx, bytes.NewReader(buf.Bytes()), kaizen.ImportOptions{Project: "copy"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = res
+		}
+		l, _ := b.e.ListTraces(ctx, kaizen.TraceQuery{Project: "copy"})
+		if l.Total != 1 {
+			t.Errorf("traces in the copy: %d", l.Total)
+		}
+		chk, err := b.e.CheckCommand(ctx, kaizen.TraceCheckInput{Project: "copy", Command: "go test ./...", Context: map[string]string{"cwd": "/repo"}})
+		if err != nil || len(chk.Warnings) != 1 {
+			t.Errorf("check in the copy: %v %+v", err, chk)
+		}
+	})
 }
