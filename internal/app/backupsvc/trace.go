@@ -95,7 +95,9 @@ func exportTrace(ctx context.Context, tx store.Tx, p string, write writeFunc) er
 	}
 	if err := pages(func(limit, offset int) ([]trace.FailurePattern, error) {
 		return tx.ListFailurePatterns(ctx, p, store.FailurePatternFilter{Limit: limit, Offset: offset})
-	}, func(x trace.FailurePattern) error { return write(recFailurePattern, failurePatternRecord{Project: p, Pattern: x}) }); err != nil {
+	}, func(x trace.FailurePattern) error {
+		return write(recFailurePattern, failurePatternRecord{Project: p, Pattern: x})
+	}); err != nil {
 		return err
 	}
 	skills, err := tx.ListTraceSkills(ctx, p)
