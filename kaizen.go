@@ -18,6 +18,7 @@ import (
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/trace"
 )
 
 // Version is the kaizen release, set at build time with -ldflags.
@@ -70,7 +71,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	})
 	runner := jobs.New(st, jobs.Options{Now: env.Now, Logger: env.Logger})
 	runner.Register(e.experience.ExtractJob())
-	e.trace = tracesvc.New(env, tracesvc.Options{Config: cfg.Trace, Wake: runner.Wake})
+	e.trace = tracesvc.New(env, tracesvc.Options{Config: cfg.Trace, Wake: runner.Wake,
+		// a task-end review's heuristics go to the experience system as a
+		// submitted experience of the review (once per task)
+		Heuristics: func(ctx context.Context, project, taskID string, hs []trace.HeuristicProposal) error {
+			doc, err := tracesvc.ExperienceDocument(taskID, hs)
+			if err == nil {
+				_, err = e.experience.SubmitExtraction(ctx, experiencesvc.ExtractionSubmitInput{Project: project,
+					TaskID: "trace-review-" + taskID, Kind: "experience", Result: doc})
+			}
+			return err
+		}})
 	e.trace.Register(runner)
 	e.jobs = jobsvc.New(env, runner)
 	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{

@@ -187,6 +187,12 @@ func TestTraceTaskEndReviewJob(t *testing.T) {
 		if err != nil || len(revs.Items) != 1 {
 			t.Fatalf("task reviews: %v %+v", err, revs)
 		}
+		// the learned fix reached the experience system as a heuristic
+		hs, err := b.e.ListHeuristics(ctx, kaizen.HeuristicQuery{})
+		if err != nil || hs.Total != 1 || !strings.Contains(hs.Items[0].Rule, "api.py") ||
+			!strings.Contains(hs.Items[0].Trigger, "pytest") {
+			t.Fatalf("heuristics from the review: %v %+v", err, hs)
+		}
 		before, _ := b.e.ListFailurePatterns(ctx, kaizen.FailurePatternQuery{})
 		again, err := b.e.ReviewTask(ctx, "", "claude-r")
 		if err != nil {
@@ -194,6 +200,9 @@ func TestTraceTaskEndReviewJob(t *testing.T) {
 		}
 		if len(again.Review.Patterns) != 0 {
 			t.Errorf("a second review changed patterns: %+v", again.Review.Patterns)
+		}
+		if hs2, _ := b.e.ListHeuristics(ctx, kaizen.HeuristicQuery{}); hs2.Total != 1 {
+			t.Errorf("a second review added heuristics: %d", hs2.Total)
 		}
 		after, _ := b.e.ListFailurePatterns(ctx, kaizen.FailurePatternQuery{})
 		if len(before.Items) != 1 || after.Items[0].Frequency != before.Items[0].Frequency {

@@ -466,6 +466,11 @@ func skillLabel(t *ExecutionTrace) string {
 	return t.SkillID
 }
 
+// VerifyHeuristic is the heuristic a failure pattern with a fix proposes
+// to the experience system (kind verify, or avoid when the fix says not to
+// do something); false when the pattern has no fix.
+func VerifyHeuristic(p FailurePattern) (HeuristicProposal, bool) { return verifyHeuristic(p) }
+
 func verifyHeuristic(p FailurePattern) (HeuristicProposal, bool) {
 	if p.SuggestedFix == "" {
 		return HeuristicProposal{}, false

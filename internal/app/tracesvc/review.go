@@ -85,6 +85,9 @@ func (s *Service) ReviewTask(ctx context.Context, project, taskID string) (*Task
 		if err != nil {
 			return invalid(op, err)
 		}
+		// The patterns were learned as each trace closed: propose the
+		// heuristics of every pattern the task's traces taught.
+		rev.Heuristics = taskHeuristics(traces, patterns, rev)
 		for _, ch := range rev.Patterns {
 			if err := tx.PutFailurePattern(ctx, project, ch.Pattern); err != nil {
 				return err
@@ -125,7 +128,43 @@ func (s *Service) ReviewTask(ctx context.Context, project, taskID string) (*Task
 	if err != nil {
 		return nil, err
 	}
+	if s.heuristics != nil && len(res.Review.Heuristics) > 0 {
+		if err := s.heuristics(ctx, project, taskID, res.Review.Heuristics); err != nil {
+			s.env.Logger.Warn("trace: the task review's heuristics were not written to the experience system",
+				"project", project, "task", taskID, "err", err)
+		}
+	}
 	return res, nil
+}
+
+// taskHeuristics are the heuristic proposals of a task's review: the
+// review's own (chains that gave up, patterns it changed) and those of the
+// patterns that counted the task's traces before the review.
+func taskHeuristics(traces []trace.ExecutionTrace, patterns []trace.FailurePattern, rev trace.TaskReview) []trace.HeuristicProposal {
+	out := slices.Clone(rev.Heuristics)
+	seen := map[string]bool{}
+	for _, h := range out {
+		if h.PatternID != "" {
+			seen[h.PatternID] = true
+		}
+	}
+	ids := map[string]bool{}
+	for _, t := range traces {
+		ids[t.ID] = true
+	}
+	for _, p := range patterns {
+		if seen[p.ID] || !slices.ContainsFunc(p.TraceIDs, func(id string) bool { return ids[id] }) {
+			continue
+		}
+		if h, ok := trace.VerifyHeuristic(p); ok {
+			seen[p.ID] = true
+			out = append(out, h)
+		}
+	}
+	if out == nil {
+		out = []trace.HeuristicProposal{}
+	}
+	return out
 }
 
 func (s *Service) reviewTaskJob(ctx context.Context, j jobs.Job) error {

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
@@ -42,13 +43,17 @@ type Options struct {
 	// Wake is called after a commit that queued a job (the job runner's
 	// Wake), may be nil.
 	Wake func()
+	// Heuristics, when set, receives the heuristics a task-end review
+	// proposes (after its commit), for the experience system.
+	Heuristics func(ctx context.Context, project, taskID string, hs []trace.HeuristicProposal) error
 }
 
 // Service is the failure-learning service.
 type Service struct {
-	env  *app.Env
-	cfg  trace.Config
-	wake func()
+	env        *app.Env
+	cfg        trace.Config
+	wake       func()
+	heuristics func(ctx context.Context, project, taskID string, hs []trace.HeuristicProposal) error
 }
 
 // New returns the service.
@@ -61,7 +66,7 @@ func New(env *app.Env, opts Options) *Service {
 	if wake == nil {
 		wake = func() {}
 	}
-	return &Service{env: env, cfg: cfg, wake: wake}
+	return &Service{env: env, cfg: cfg, wake: wake, heuristics: opts.Heuristics}
 }
 
 // Config returns the service's configuration.
@@ -152,4 +157,27 @@ func saveGrouper(ctx context.Context, tx store.Tx, project string, g *trace.Grou
 		return err
 	}
 	return tx.PutTraceState(ctx, project, grouperState, string(data), now)
+}
+
+// ExperienceDocument turns a task-end review's heuristic proposals into the
+// experience document the experience system takes from an agent extractor
+// (goal, failed attempts, transferable heuristics), so that recall and plan
+// guidance use them.
+func ExperienceDocument(taskID string, hs []trace.HeuristicProposal) (json.RawMessage, error) {
+	type heuristic struct {
+		Kind     string `json:"kind"`
+		Trigger  string `json:"trigger"`
+		Rule     string `json:"rule"`
+		Why      string `json:"why"`
+		Evidence string `json:"evidence"`
+	}
+	doc := struct {
+		Goal       string      `json:"goal"`
+		Heuristics []heuristic `json:"transferable_heuristics"`
+	}{Goal: "Failure patterns learned from the execution traces of task " + taskID}
+	for _, h := range hs {
+		doc.Heuristics = append(doc.Heuristics, heuristic{Kind: h.Kind, Trigger: h.Trigger, Rule: h.Rule, Why: h.Why,
+			Evidence: trace.Truncate(strings.Join(h.Evidence, "; "), 1000)})
+	}
+	return json.Marshal(doc)
 }
