@@ -186,8 +186,9 @@ func (t *Tx) EachTrace(ctx context.Context, project string, f store.TraceFilter,
 	for {
 		q, a := `SELECT data`+where, append([]any(nil), args...)
 		if !first {
-			q += ` AND (created_at > ? OR (created_at = ? AND id > ?))`
-			a = append(a, lastAt, lastAt, lastID)
+			// a row-value comparison: both databases seek the index to it
+			q += ` AND (created_at, id) > (?, ?)`
+			a = append(a, lastAt, lastID)
 		}
 		q += ` ORDER BY created_at, id LIMIT 500`
 		batch, err := many(ctx, t, "traces", scanTraceHead, q, a...)

@@ -232,16 +232,19 @@ func (s *Service) RunScheduledReview(ctx context.Context, in ScheduledReviewInpu
 	}
 	current, previous := trace.Periods(end, length)
 	out := &ScheduledReviewOutput{}
-	err = s.env.Update(ctx, op, func(tx store.Tx) error {
-		existing, err := tx.ListTraceReviews(ctx, project, store.TraceReviewFilter{Kind: in.Kind, Limit: 50})
-		if err != nil {
-			return err
-		}
-		for _, r := range existing {
-			if r.PeriodStart.Equal(current.Start) {
-				out.Review, out.Created = r, false
+	// Read and compute in a read transaction (a long review never holds
+	// the writer), then insert the review; a review of the same period
+	// inserted meanwhile wins.
+	done := false
+	var result trace.ScheduledReviewResult
+	err = s.env.View(ctx, op, func(tx store.Tx) error {
+		done = false
+		if r, ok, err := periodReview(ctx, tx, project, in.Kind, current.Start); err != nil || ok {
+			if ok {
+				out.Review, done = r, true
 				return json.Unmarshal(r.Result, &out.Result)
 			}
+			return err
 		}
 		var traces []trace.ExecutionTrace
 		if err := tx.EachTrace(ctx, project, store.TraceFilter{Since: previous.Start, Until: current.End},
@@ -256,28 +259,59 @@ func (s *Service) RunScheduledReview(ctx context.Context, in ScheduledReviewInpu
 		if err != nil {
 			return err
 		}
-		result, err := trace.ReviewPeriod(traces, patterns, current, previous, s.cfg.Schedule)
-		if err != nil {
+		if result, err = trace.ReviewPeriod(traces, patterns, current, previous, s.cfg.Schedule); err != nil {
 			return invalid(op, err)
 		}
-		data, err := json.Marshal(result)
-		if err != nil {
-			return err
-		}
-		title := fmt.Sprintf("kaizen %s review of %s", in.Kind, project)
-		r := store.TraceReview{Project: project, ID: app.NewID("rev-"), Kind: in.Kind, PeriodStart: current.Start,
-			PeriodEnd: current.End, CreatedAt: now, Result: data, Report: trace.RenderMarkdown(result, title)}
+		return nil
+	})
+	if err != nil || done {
+		return out, err
+	}
+	data, err := json.Marshal(result)
+	if err != nil {
+		return nil, app.Wrap(op, err)
+	}
+	title := fmt.Sprintf("kaizen %s review of %s", in.Kind, project)
+	r := store.TraceReview{Project: project, ID: app.NewID("rev-"), Kind: in.Kind, PeriodStart: current.Start,
+		PeriodEnd: current.End, CreatedAt: now, Result: data, Report: trace.RenderMarkdown(result, title)}
+	err = s.env.Update(ctx, op, func(tx store.Tx) error {
 		created, err := tx.InsertTraceReview(ctx, r)
 		if err != nil {
 			return err
 		}
 		out.Review, out.Result, out.Created = r, result, created
+		if !created {
+			prev, ok, err := periodReview(ctx, tx, project, in.Kind, current.Start)
+			if err != nil || !ok {
+				return err
+			}
+			out.Review = prev
+			return json.Unmarshal(prev.Result, &out.Result)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// periodReview finds the stored review of a kind and period start.
+func periodReview(ctx context.Context, tx store.Tx, project, kind string, start time.Time) (store.TraceReview, bool, error) {
+	for offset := 0; ; offset += 100 {
+		rs, err := tx.ListTraceReviews(ctx, project, store.TraceReviewFilter{Kind: kind, Limit: 100, Offset: offset})
+		if err != nil {
+			return store.TraceReview{}, false, err
+		}
+		for _, r := range rs {
+			if r.PeriodStart.Equal(start) {
+				return r, true, nil
+			}
+		}
+		if len(rs) < 100 {
+			return store.TraceReview{}, false, nil
+		}
+	}
 }
 
 // slimAttempts drops the outputs the scheduled review does not read.
