@@ -174,44 +174,29 @@ func (t *Tx) CountTraces(ctx context.Context, project string, f store.TraceFilte
 	return t.count(ctx, "traces", `SELECT COUNT(*)`+where, args...)
 }
 
-// EachTrace implements store.TraceStorage. Traces are read in batches of
-// 500 (ordered by created_at, id) so the callback never runs while a
-// query is open.
+// EachTrace implements store.TraceStorage. The traces' heads are read in
+// one query, then their attempts 500 traces at a time, so the callback
+// never runs while a query is open.
 func (t *Tx) EachTrace(ctx context.Context, project string, f store.TraceFilter, fn func(trace.ExecutionTrace) error) error {
 	f.Limit, f.Offset = 0, 0
 	where, args := traceWhere(project, f)
-	var lastAt int64
-	var lastID string
-	first := true
-	for {
-		q, a := `SELECT data`+where, append([]any(nil), args...)
-		if !first {
-			// a row-value comparison: both databases seek the index to it
-			q += ` AND (created_at, id) > (?, ?)`
-			a = append(a, lastAt, lastID)
-		}
-		q += ` ORDER BY created_at, id LIMIT 500`
-		batch, err := many(ctx, t, "traces", scanTraceHead, q, a...)
-		if err != nil {
-			return err
-		}
-		if len(batch) == 0 {
-			return nil
-		}
+	heads, err := many(ctx, t, "traces", scanTraceHead, `SELECT data`+where+` ORDER BY created_at, id`, args...)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(heads); start += 500 {
+		batch := heads[start:min(start+500, len(heads))]
 		if err := t.attach(ctx, project, batch); err != nil {
 			return err
 		}
-		for _, tr := range batch {
-			if err := fn(tr); err != nil {
+		for i := range batch {
+			if err := fn(batch[i]); err != nil {
 				return err
 			}
-		}
-		last := batch[len(batch)-1]
-		lastAt, lastID, first = last.CreatedAt.UnixMicro(), last.ID, false
-		if len(batch) < 500 {
-			return nil
+			batch[i] = trace.ExecutionTrace{} // let the attempts go
 		}
 	}
+	return nil
 }
 
 // InsertExecutionRecords implements store.TraceStorage.
