@@ -19,6 +19,7 @@ import (
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/trace"
 )
 
 // ConfigFile is the name of the configuration file in the home directory.
@@ -54,6 +55,9 @@ type Config struct {
 	// Hooks configures the client hooks (kaizen hook) and the closing of
 	// the sessions they track.
 	Hooks HooksConfig `toml:"hooks"`
+	// Trace holds the thresholds of the failure-learning system (seed
+	// 003, package trace; docs/trace.md).
+	Trace trace.Config `toml:"trace"`
 
 	// Now is the engine's clock (default time.Now). A fixed clock evaluates
 	// every time-dependent result at that instant.
@@ -112,6 +116,7 @@ func DefaultConfig() Config {
 		Server:     ServerConfig{Addr: DefaultAddr},
 		Hooks:      HooksConfig{IdleTimeout: DefaultIdleTimeout, Timeout: DefaultHookTimeout},
 		Retention:  DefaultRetention(),
+		Trace:      trace.DefaultConfig(),
 	}
 }
 
@@ -168,6 +173,11 @@ func (c Config) Validate() error {
 	}
 	if err := c.Experience.Validate(); err != nil {
 		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}
+	}
+	if !reflect.ValueOf(c.Trace).IsZero() { // zero: the defaults
+		if err := c.Trace.Validate(); err != nil {
+			return &Error{Op: "validate config", Kind: KindInvalid, Field: "trace", Message: err.Error(), Err: err}
+		}
 	}
 	if err := c.Model.Validate(); err != nil {
 		return &Error{Op: "validate config", Kind: KindInvalid, Message: err.Error(), Err: err}

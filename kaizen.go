@@ -13,11 +13,13 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/gcsvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/app/tracesvc"
 	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/internal/veccache"
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/model"
 	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/trace"
 )
 
 // Version is the kaizen release, set at build time with -ldflags.
@@ -38,6 +40,7 @@ type Engine struct {
 	jobs       *jobsvc.Service
 	digest     *digestsvc.Service
 	gc         *gcsvc.Service
+	trace      *tracesvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -76,6 +79,18 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	// so that several daemons on one database collect once per interval.
 	e.gc = newGC(e, cfg)
 	runner.Register(e.gc.Job())
+	e.trace = tracesvc.New(env, tracesvc.Options{Config: cfg.Trace, Wake: runner.Wake,
+		// a task-end review's heuristics go to the experience system as a
+		// submitted experience of the review (once per task)
+		Heuristics: func(ctx context.Context, project, taskID string, hs []trace.HeuristicProposal) error {
+			doc, err := tracesvc.ExperienceDocument(taskID, hs)
+			if err == nil {
+				_, err = e.experience.SubmitExtraction(ctx, experiencesvc.ExtractionSubmitInput{Project: project,
+					TaskID: "trace-review-" + taskID, Kind: "experience", Result: doc})
+			}
+			return err
+		}})
+	e.trace.Register(runner)
 	e.jobs = jobsvc.New(env, runner)
 	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{
 		Sections: e.experience.GuidanceSections,

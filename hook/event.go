@@ -384,6 +384,9 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 			if cmd := p.str("command"); cmd != "" && ev.ToolInput == nil {
 				ev.ToolInput, _ = json.Marshal(map[string]string{"command": cmd})
 			}
+			if out := p.raw("output"); out != nil && ev.ToolResponse == nil {
+				ev.ToolResponse = out
+			}
 		case "postToolUseFailure":
 			ev.Error = p.text("error_message")
 			if ev.Error == "" {

@@ -88,6 +88,9 @@ type Handler struct {
 	// session starts.
 	Closer      Closer
 	IdleTimeout time.Duration
+	// Traces, when set, feeds shell commands, edits, prompts and session
+	// ends to failure learning's trace assembly (see TraceEvents).
+	Traces TraceBackend
 }
 
 // Recorded is what recording an event did: the durable part of a hook
@@ -162,6 +165,11 @@ func (h *Handler) Record(ctx context.Context, ev Event, id string, at time.Time)
 			if !ev.StopHookActive {
 				r.Advice.Continue = joinText(r.Advice.Continue, adv.Continue)
 			}
+		}
+	}
+	if h.Traces != nil {
+		if err := h.recordTrace(ctx, ev, id, at); err != nil {
+			r.Problems = append(r.Problems, fmt.Errorf("traces: %w", err))
 		}
 	}
 	if h.Closer != nil {

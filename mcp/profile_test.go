@@ -36,7 +36,7 @@ func TestCoreProfile(t *testing.T) {
 	coreNames, coreSize := list(core)
 	fullNames, fullSize := list(full)
 	slices.Sort(coreNames)
-	want := []string{"heuristic_feedback", "plan_guidance", "recall", "record_error", "record_outcome"}
+	want := []string{"heuristic_feedback", "plan_guidance", "recall", "record_error", "record_outcome", "trace_check"}
 	if !slices.Equal(coreNames, want) {
 		t.Errorf("core tools %v, want %v", coreNames, want)
 	}

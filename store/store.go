@@ -65,6 +65,7 @@ type Tx interface {
 	MetaStorage
 	LedgerStorage
 	RetentionStorage
+	TraceStorage
 }
 
 // OutcomeStorage persists scored task outcomes.
@@ -299,6 +300,7 @@ type MetaStorage interface {
 	GetMeta(ctx context.Context, key string) (string, error)
 	SetMeta(ctx context.Context, key, value string) error
 	// Projects lists every project holding at least one outcome, pattern,
-	// criterion, error, tracked task or exploration session, sorted.
+	// criterion, error, tracked task or exploration session, experience
+	// record, execution trace or failure pattern, sorted.
 	Projects(ctx context.Context) ([]string, error)
 }

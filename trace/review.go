@@ -363,7 +363,9 @@ func learn(patterns []FailurePattern, t *ExecutionTrace, l lesson, now time.Time
 			np.FirstOccurred = firstAt
 		}
 	}
-	np.Frequency++
+	// frequency counts occurrences (seed: 发生次数): every failed attempt
+	// of the chain with this error, not the chain once
+	np.Frequency += len(l.failed)
 	if last.After(np.LastOccurred) {
 		np.LastOccurred = last
 	}
@@ -463,6 +465,11 @@ func skillLabel(t *ExecutionTrace) string {
 	}
 	return t.SkillID
 }
+
+// VerifyHeuristic is the heuristic a failure pattern with a fix proposes
+// to the experience system (kind verify, or avoid when the fix says not to
+// do something); false when the pattern has no fix.
+func VerifyHeuristic(p FailurePattern) (HeuristicProposal, bool) { return verifyHeuristic(p) }
 
 func verifyHeuristic(p FailurePattern) (HeuristicProposal, bool) {
 	if p.SuggestedFix == "" {

@@ -161,8 +161,10 @@ func TestReviewLessonsPerError(t *testing.T) {
 	if !strings.Contains(cannotUse.Template, "cannot use") || cannotUse.SuggestedFix != "Run `gofmt -w .`, then edit main.go" {
 		t.Errorf("second lesson: %q fixed by %q", cannotUse.Template, cannotUse.SuggestedFix)
 	}
-	if undefined.Frequency != 1 || len(undefined.ExampleErrors) != 1 {
-		t.Errorf("two failed attempts with one error are one occurrence: %+v", undefined)
+	// frequency counts occurrences of the error (two failed attempts), the
+	// examples distinct excerpts (one)
+	if undefined.Frequency != 2 || len(undefined.ExampleErrors) != 1 || len(undefined.TraceIDs) != 1 {
+		t.Errorf("two failed attempts with one error are two occurrences in one trace: %+v", undefined)
 	}
 }
 

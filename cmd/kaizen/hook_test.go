@@ -434,6 +434,24 @@ func TestHookLatency(t *testing.T) {
 	}
 	measure("no daemon: PostToolUse, exploration on", direct, nil, "PostToolUse", explore)
 	measure("daemon: PostToolUse, exploration on", daemon, env, "PostToolUse", explore)
+
+	// Failure learning's pre-execution check: a learned failure pattern of
+	// `go test ./...`; each call is a new session, so each one warns (and
+	// records its warning); another command finds nothing.
+	for _, home := range []string{direct, daemon} {
+		seedTracePattern(t, bin, home)
+	}
+	preWarn := func(i int) []byte {
+		return claudeEvent(fmt.Sprintf("pre-%d", i), "PreToolUse", map[string]any{"tool_name": "Bash",
+			"tool_input": map[string]any{"command": "go test ./..."}})
+	}
+	preNone := func(i int) []byte {
+		return claudeEvent("pre-none", "PreToolUse", map[string]any{"tool_name": "Bash",
+			"tool_input": map[string]any{"command": fmt.Sprintf("npm run build-%d", i)}})
+	}
+	measure("no daemon: PreToolUse, trace check warns", direct, nil, "PreToolUse", preWarn)
+	measure("daemon: PreToolUse, trace check warns", daemon, env, "PreToolUse", preWarn)
+	measure("daemon: PreToolUse, trace check finds nothing", daemon, env, "PreToolUse", preNone)
 	if log, err := os.ReadFile(filepath.Join(daemon, "hook.log")); err == nil {
 		t.Errorf("problems:\n%s", log)
 	}
@@ -452,5 +470,20 @@ func seedLatencyProject(t *testing.T, bin, home string) {
 		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 			t.Fatalf("seed: %v\n%s", err, out)
 		}
+	}
+}
+
+// seedTracePattern records a fail, fail, pass chain of `go test ./...` in
+// /home/dev/src/webapp, so that the check before that command warns.
+func seedTracePattern(t *testing.T, bin, home string) {
+	t.Helper()
+	tr := `{"skill_id":"cmd:go test","attempts":[
+{"index":1,"timestamp":"2026-01-05T10:00:00Z","context":{"command":"go test ./...","cwd":"/home/dev/src/webapp"},"error":"config/load.go:12:5: undefined: parseConfig"},
+{"index":2,"timestamp":"2026-01-05T10:01:00Z","context":{"command":"go test ./...","cwd":"/home/dev/src/webapp"},"error":"config/load.go:12:5: undefined: parseConfig"},
+{"index":3,"timestamp":"2026-01-05T10:02:00Z","context":{"command":"go test ./...","cwd":"/home/dev/src/webapp"},"success":true,"fix_applied":"edited config/load.go","fix_source":"self_correction"}]}`
+	cmd := exec.Command(bin, "--home", home, "--project", "webapp", "trace", "record")
+	cmd.Stdin = strings.NewReader(tr)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("trace record: %v\n%s", err, out)
 	}
 }

@@ -127,5 +127,6 @@ func (t *Tx) Projects(ctx context.Context) ([]string, error) {
 		UNION SELECT project FROM heuristic_feedback UNION SELECT project FROM recalls
 		UNION SELECT project FROM skills UNION SELECT project FROM skill_versions
 		UNION SELECT project FROM embeddings UNION SELECT project FROM search_docs
+		UNION SELECT project FROM trace_traces UNION SELECT project FROM trace_patterns
 		ORDER BY 1`)
 }

@@ -84,6 +84,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Forget", func(t *testing.T) { testForget(t, setup) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, setup) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, setup) })
+	t.Run("Trace", func(t *testing.T) { testTrace(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

@@ -77,6 +77,9 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 			if err := exportExperience(ctx, tx, p, write); err != nil {
 				return err
 			}
+			if err := exportTrace(ctx, tx, p, write); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

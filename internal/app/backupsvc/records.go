@@ -4,7 +4,9 @@
 // system's patterns, maturity, observations, outcomes, errors and tracked
 // tasks; exploration settings and sessions; the experience system's
 // turns, signals, task experiences, heuristics with their evidence,
-// support and verdicts, recalls, skills and skill versions. Derived data
+// support and verdicts, recalls, skills and skill versions; failure
+// learning's traces, failure patterns, skill statistics and reviews
+// (trace.go). Derived data
 // (aggregates, full-text documents, vectors, SKILL.md files) is rebuilt on
 // import by the subsystems that own it. Imports are idempotent (records
 // keep their ids) and run in one transaction.

@@ -196,6 +196,10 @@ async function scenario(names) {
   // no chat model: generate_skill says so and names extraction_request).
   await experienceScenario();
 
+  // Failure learning: a trace recorded whole teaches a pattern that the
+  // check before the next run names, with its fix.
+  await traceScenario();
+
   // Bad input: isError results naming the field, never protocol errors.
   await fail("record_outcome", { bead_id: "ts-bad", duration_ms: -5, success: true }, '"duration_ms"', ">= 0");
   await fail("record_outcome", { duration_ms: 5, success: true }, '"bead_id"');
@@ -219,6 +223,29 @@ async function scenario(names) {
 
 // Tools that need a chat model on the server; the scenario's server has none.
 const NEEDS_CHAT_MODEL = ["generate_skill"];
+
+async function traceScenario() {
+  const cmd = "cargo build";
+  const err = "error[E0432]: unresolved import `serde_json`\n --> src/main.rs:1:5";
+  const at = (s) => `2026-01-02T09:00:0${s}Z`;
+  const rec = await ok("trace_record", { trace: { task_id: "ts-trace", attempts: [
+    { index: 1, timestamp: at(1), context: { command: cmd }, error: err },
+    { index: 2, timestamp: at(2), context: { command: cmd }, error: err },
+    { index: 3, timestamp: at(3), context: { command: cmd }, success: true, fix_applied: "add serde_json to Cargo.toml", fix_source: "self_correction" },
+  ] } });
+  assert.equal(rec.data.learned.length, 1, rec.text);
+  const chk = await ok("trace_check", { command: cmd, session_id: "ts-trace-s" });
+  assert.equal(chk.data.warnings.length, 1, chk.text);
+  assert.ok(chk.text.includes("serde_json"), chk.text);
+  const v = await ok("trace_verify", { command: cmd, expectation: { exit_code: 0 }, observation: { exit_code: 101, output: err } });
+  assert.equal(v.data.action, "correct", v.text);
+  await ok("trace_review", { bead_id: "ts-trace" });
+  const pats = await ok("list_failure_patterns", { command_family: "cargo build" });
+  assert.equal(pats.data.total, 1, pats.text);
+  const trs = await ok("list_traces", { bead_id: "ts-trace" });
+  assert.equal(trs.data.total, 1, trs.text);
+  await fail("trace_check", { command: "" }, '"command"');
+}
 
 async function experienceScenario() {
   const task = "ts-proto";
