@@ -64,6 +64,7 @@ type Tx interface {
 	ForgetStorage
 	MetaStorage
 	LedgerStorage
+	TeamStorage
 }
 
 // OutcomeStorage persists scored task outcomes.
