@@ -244,11 +244,15 @@ func testTeam(t *testing.T, setup setupFunc) {
 		if !slices.IsSorted(ids) || ids[0] == ids[1] {
 			t.Fatalf("event ids not increasing: %v", ids)
 		}
-		evs := read(b, func(tx store.Tx) ([]store.TeamEvent, error) { return tx.ListTeamEvents(b.ctx, "p", "alpha", "t-1", 0, 0) })
+		evs := read(b, func(tx store.Tx) ([]store.TeamEvent, error) {
+			return tx.ListTeamEvents(b.ctx, "p", "alpha", "t-1", 0, 0)
+		})
 		if len(evs) != 2 || evs[0].ID != ids[0] || evs[1].ID != ids[2] || evs[0].Cause != "claimed by ann" || string(evs[0].Data) != `{"epoch":1}` {
 			t.Errorf("ListTeamEvents = %+v", evs)
 		}
-		after := read(b, func(tx store.Tx) ([]store.TeamEvent, error) { return tx.ListTeamEvents(b.ctx, "p", "alpha", "", ids[0], 0) })
+		after := read(b, func(tx store.Tx) ([]store.TeamEvent, error) {
+			return tx.ListTeamEvents(b.ctx, "p", "alpha", "", ids[0], 0)
+		})
 		if len(after) != 2 {
 			t.Errorf("ListTeamEvents after the first = %d events", len(after))
 		}
