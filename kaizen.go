@@ -12,6 +12,7 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/exploresvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/app/teamsvc"
 	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/internal/veccache"
 	"github.com/kaizenhq/kaizen/learning"
@@ -36,6 +37,7 @@ type Engine struct {
 	backup     *backupsvc.Service
 	jobs       *jobsvc.Service
 	digest     *digestsvc.Service
+	team       *teamsvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -77,6 +79,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		OutcomeRecorded: func(string, string) { runner.Wake() },
 	})
 	e.explore = exploresvc.New(env)
+	e.team = teamsvc.New(env)
 	e.backup = backupsvc.New(env, e.learning, e.experience, Version)
 	e.digest = digestsvc.New(env, e.learning, e.experience)
 	if err := e.learning.CheckHalfLives(ctx); err != nil {
