@@ -642,12 +642,18 @@ func (s *Service) Report(ctx context.Context, in ReportInput) (*team.Task, error
 				reason = "gate passed, reported by " + in.Member
 			}
 		}
-		if status == team.StatusFailed && len(result) == 0 {
+		if status == team.StatusFailed {
 			msg := in.Error
 			if in.Gate != nil && in.Gate.ExitCode != 0 {
 				msg = fmt.Sprintf("gate exit %d: %s", in.Gate.ExitCode, in.Gate.Output)
 			}
-			result, _ = json.Marshal(map[string]string{"error": scrub(clip(msg, 4000))})
+			if msg != "" || len(result) == 0 {
+				wrapped := map[string]any{"error": scrub(clip(msg, 4000))}
+				if len(result) > 0 {
+					wrapped["result"] = result
+				}
+				result, _ = json.Marshal(wrapped)
+			}
 		}
 		nt, err := team.Report(t, in.Member, in.Epoch, status, result, now)
 		if err != nil {

@@ -47,7 +47,7 @@ type WorkerOptions struct {
 	Dir string
 	// HeartbeatEvery renews the lease (default a third of the lease).
 	HeartbeatEvery time.Duration
-	// WaitSeconds long-polls each claim (default 30).
+	// WaitSeconds long-polls each claim (default 30, 0 with Once).
 	WaitSeconds int
 	// Once stops the loop when no task is ready (after the wait).
 	Once bool
@@ -74,7 +74,7 @@ func (s *Service) RunWorker(ctx context.Context, o WorkerOptions) (WorkerStats, 
 	if (o.Func == nil) == (o.Command == "") {
 		return st, app.Invalid(op, "command", "give a command or a function, exactly one")
 	}
-	if o.WaitSeconds == 0 {
+	if o.WaitSeconds == 0 && !o.Once {
 		o.WaitSeconds = 30
 	}
 	if o.Grace <= 0 {
