@@ -171,7 +171,7 @@ func TestToolSchemas(t *testing.T) {
 			readOnly := tool.Annotations != nil && tool.Annotations.ReadOnlyHint
 			writes := strings.HasPrefix(name, "record_") || slices.Contains([]string{"observe_pattern", "promote_pattern",
 				"deprecate_pattern", "reset_pattern", "resolve_error", "explore_start", "explore_event", "forget", "edit_heuristic"}, name) ||
-				slices.Contains(experienceWriters, name)
+				slices.Contains(experienceWriters, name) || slices.Contains(teamWriters, name)
 			if readOnly == writes {
 				t.Errorf("readOnlyHint %v for a tool that writes: %v", readOnly, writes)
 			}
@@ -417,6 +417,7 @@ func TestEveryToolEndToEnd(t *testing.T) {
 	// The experience system, through the agent-as-extractor flow.
 	exerciseExperienceTools(t, b)
 	exerciseDataTools(t, b)
+	exerciseTeamTools(t, b)
 
 	// The hook saw every tool succeed at least once, with a duration.
 	succeeded := map[string]bool{}
