@@ -65,6 +65,7 @@ type Tx interface {
 	MetaStorage
 	LedgerStorage
 	TeamStorage
+	TeamRunStorage
 }
 
 // OutcomeStorage persists scored task outcomes.

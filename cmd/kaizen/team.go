@@ -699,4 +699,3 @@ back) or, with --once, when no task is ready.`,
 	f.IntVar(&o.WaitSeconds, "wait", 0, "seconds each claim waits for a task (default 30)")
 	return cmd
 }
-

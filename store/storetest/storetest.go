@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Forget", func(t *testing.T) { testForget(t, setup) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, setup) })
 	t.Run("Team", func(t *testing.T) { testTeam(t, setup) })
+	t.Run("TeamRuns", func(t *testing.T) { testTeamRuns(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

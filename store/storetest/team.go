@@ -336,3 +336,54 @@ func read2[A, B any](b *bundle, fn func(tx store.Tx) (A, B, error)) (A, B) {
 	})
 	return a, c
 }
+
+func testTeamRuns(t *testing.T, setup setupFunc) {
+	t.Run("RunsRoundTripAndOneSwarm", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		run := func(id, pattern string) store.TeamRun {
+			return store.TeamRun{Project: "p", ID: id, Team: "alpha", Pattern: pattern, State: "START", Run: json.RawMessage(`{"id":"` + id + `"}`),
+				CreatedAt: at(1), UpdatedAt: at(2)}
+		}
+		if !write(b, func(tx store.Tx) (bool, error) { return tx.InsertTeamRun(b.ctx, run("r1", "CP-7")) }) {
+			t.Fatal("first swarm refused")
+		}
+		if write(b, func(tx store.Tx) (bool, error) { return tx.InsertTeamRun(b.ctx, run("r2", "CP-7")) }) {
+			t.Fatal("a second active swarm of the team was stored")
+		}
+		if !write(b, func(tx store.Tx) (bool, error) { return tx.InsertTeamRun(b.ctx, run("r3", "CP-2")) }) {
+			t.Fatal("a CP-2 run beside the swarm was refused")
+		}
+		got := read(b, func(tx store.Tx) (store.TeamRun, error) { return tx.GetTeamRun(b.ctx, "p", "r1") })
+		requireEqual(t, "GetTeamRun", run("r1", "CP-7"), got)
+		done := got
+		done.Finished, done.State, done.UpdatedAt = true, "DONE", at(5)
+		b.update(func(tx store.Tx) error {
+			if _, err := tx.LockTeamRun(b.ctx, "p", "r1"); err != nil {
+				return err
+			}
+			return tx.UpdateTeamRun(b.ctx, done)
+		})
+		if !write(b, func(tx store.Tx) (bool, error) { return tx.InsertTeamRun(b.ctx, run("r2", "CP-7")) }) {
+			t.Fatal("a swarm after the first finished was refused")
+		}
+		active := read(b, func(tx store.Tx) ([]store.TeamRun, error) {
+			return tx.ListTeamRuns(b.ctx, "p", store.TeamRunFilter{Team: "alpha", ActiveOnly: true})
+		})
+		requireList(t, "active runs", []string{"r2", "r3"}, keys(active, func(r store.TeamRun) string { return r.ID }))
+		for i := range 3 {
+			n := write(b, func(tx store.Tx) (int64, error) {
+				return tx.AppendRunEvent(b.ctx, "p", "r3", store.RunEvent{At: at(i), Event: json.RawMessage(`{"kind":"timer"}`), State: "S"})
+			})
+			if n != int64(i+1) {
+				t.Errorf("event number %d, want %d", n, i+1)
+			}
+		}
+		evs := read(b, func(tx store.Tx) ([]store.RunEvent, error) { return tx.ListRunEvents(b.ctx, "p", "r3") })
+		if len(evs) != 3 || string(evs[0].Event) != `{"kind":"timer"}` || !evs[2].At.Equal(at(2)) {
+			t.Errorf("run events %+v", evs)
+		}
+		err := b.s.Update(b.ctx, func(tx store.Tx) error { return tx.UpdateTeamRun(b.ctx, run("nope", "CP-1")) })
+		requireNotFound(t, "UpdateTeamRun of a missing run", err)
+	})
+}
