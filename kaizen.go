@@ -13,6 +13,7 @@ import (
 	"github.com/kaizenhq/kaizen/internal/app/gcsvc"
 	"github.com/kaizenhq/kaizen/internal/app/jobsvc"
 	"github.com/kaizenhq/kaizen/internal/app/learningsvc"
+	"github.com/kaizenhq/kaizen/internal/app/teamsvc"
 	"github.com/kaizenhq/kaizen/internal/app/tracesvc"
 	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/internal/veccache"
@@ -41,6 +42,7 @@ type Engine struct {
 	digest     *digestsvc.Service
 	gc         *gcsvc.Service
 	trace      *tracesvc.Service
+	team       *teamsvc.Service
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,
@@ -100,6 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		OutcomeRecorded: func(string, string) { runner.Wake() },
 	})
 	e.explore = exploresvc.New(env)
+	e.team = teamsvc.New(env)
 	e.backup = backupsvc.New(env, e.learning, e.experience, Version)
 	e.digest = digestsvc.New(env, e.learning, e.experience)
 	if err := e.learning.CheckHalfLives(ctx); err != nil {

@@ -172,7 +172,7 @@ func TestToolSchemas(t *testing.T) {
 			writes := strings.HasPrefix(name, "record_") || slices.Contains([]string{"observe_pattern", "promote_pattern",
 				"deprecate_pattern", "reset_pattern", "resolve_error", "explore_start", "explore_event", "forget", "edit_heuristic",
 				"trace_check", "trace_record", "trace_review"}, name) ||
-				slices.Contains(experienceWriters, name)
+				slices.Contains(experienceWriters, name) || slices.Contains(teamWriters, name)
 			if readOnly == writes {
 				t.Errorf("readOnlyHint %v for a tool that writes: %v", readOnly, writes)
 			}
@@ -419,6 +419,7 @@ func TestEveryToolEndToEnd(t *testing.T) {
 	exerciseExperienceTools(t, b)
 	exerciseDataTools(t, b)
 	exerciseTraceTools(t, b)
+	exerciseTeamTools(t, b)
 
 	// The hook saw every tool succeed at least once, with a duration.
 	succeeded := map[string]bool{}

@@ -66,6 +66,8 @@ type Tx interface {
 	LedgerStorage
 	RetentionStorage
 	TraceStorage
+	TeamStorage
+	TeamRunStorage
 }
 
 // OutcomeStorage persists scored task outcomes.

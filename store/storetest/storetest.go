@@ -85,6 +85,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, setup) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, setup) })
 	t.Run("Trace", func(t *testing.T) { testTrace(t, setup) })
+	t.Run("Team", func(t *testing.T) { testTeam(t, setup) })
+	t.Run("TeamRuns", func(t *testing.T) { testTeamRuns(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

@@ -195,6 +195,7 @@ async function scenario(names) {
   // The experience system, the agent being the extractor (the server has
   // no chat model: generate_skill says so and names extraction_request).
   await experienceScenario();
+  await teamScenario();
 
   // Failure learning: a trace recorded whole teaches a pattern that the
   // check before the next run names, with its fix.
@@ -322,6 +323,31 @@ async function experienceScenario() {
   const forgot = await ok("forget", { kind: "heuristic", id: hid });
   assert.equal(forgot.data.forgotten.id, hid);
   await fail("forget", { kind: "heuristic", id: hid }, "not_found");
+}
+
+// The team engine: a team, a task claimed under a lease, reported with its
+// epoch (a stale epoch is refused), a message delivered and acknowledged.
+async function teamScenario() {
+  const agent = { kind: "agent" };
+  await ok("team_create", { name: "ts-crew", members: [
+    { name: "lead", role: "coordinator", worker: agent }, { name: "ann", role: "executor", worker: agent }] });
+  await ok("team_show", { team: "ts-crew" });
+  await ok("team_list", {});
+  await ok("team_task_create", { team: "ts-crew", id: "t1", subject: "implement", metadata: { size: 1 } });
+  await ok("team_task_create", { team: "ts-crew", id: "t2", subject: "later", blocked_by: ["t1"] });
+  const claim = await ok("team_claim", { team: "ts-crew", member: "ann" });
+  assert.equal(claim.data.task.id, "t1");
+  await ok("team_heartbeat", { team: "ts-crew", member: "ann", task: "t1", epoch: claim.data.epoch, progress: { percent: 50 } });
+  await fail("team_report", { team: "ts-crew", member: "ann", task: "t1", epoch: claim.data.epoch + 1, status: "completed" }, "stale");
+  await ok("team_report", { team: "ts-crew", member: "ann", task: "t1", epoch: claim.data.epoch, status: "completed", result: { ok: true } });
+  await ok("team_task_get", { team: "ts-crew", task: "t1" });
+  await ok("team_task_update", { team: "ts-crew", task: "t2", status: "cancelled" });
+  await ok("team_task_list", { team: "ts-crew" });
+  await ok("team_send", { team: "ts-crew", from: "lead", to: "ann", type: "fix_required", data: { suggestion: "rename" } });
+  const inbox = await ok("team_inbox", { team: "ts-crew", member: "ann" });
+  assert.equal(inbox.data.items.length, 1);
+  await ok("team_ack", { team: "ts-crew", member: "ann", seqs: [inbox.data.items[0].message.seq] });
+  await ok("team_dissolve", { team: "ts-crew" });
 }
 
 async function afterRestart() {

@@ -1,0 +1,62 @@
+package mcp_test
+
+import (
+	"testing"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/team"
+)
+
+func init() {
+	wantRequired["team_create"] = []string{"name", "members"}
+	wantRequired["team_show"] = []string{"team"}
+	wantRequired["team_list"] = nil
+	wantRequired["team_dissolve"] = []string{"team"}
+	wantRequired["team_task_create"] = []string{"team", "subject"}
+	wantRequired["team_task_update"] = []string{"team", "task"}
+	wantRequired["team_task_list"] = []string{"team"}
+	wantRequired["team_task_get"] = []string{"team", "task"}
+	wantRequired["team_claim"] = []string{"team", "member"}
+	wantRequired["team_heartbeat"] = []string{"team", "task", "member", "epoch"}
+	wantRequired["team_report"] = []string{"team", "task", "member", "epoch", "status"}
+	wantRequired["team_send"] = []string{"team", "from", "to", "type"}
+	wantRequired["team_inbox"] = []string{"team", "member"}
+	wantRequired["team_ack"] = []string{"team", "member", "seqs"}
+}
+
+// teamWriters are the team tools that change stored state.
+var teamWriters = []string{"team_create", "team_dissolve", "team_task_create", "team_task_update",
+	"team_claim", "team_heartbeat", "team_report", "team_send", "team_inbox", "team_ack"}
+
+// exerciseTeamTools runs a small team through the tools: create, task,
+// claim, heartbeat, report, message, inbox, ack, dissolve.
+func exerciseTeamTools(t *testing.T, b *testBundle) {
+	t.Helper()
+	agent := map[string]any{"kind": "agent"}
+	b.ok("team_create", map[string]any{"name": "crew", "members": []any{
+		map[string]any{"name": "lead", "role": "coordinator", "worker": agent},
+		map[string]any{"name": "ann", "role": "executor", "worker": agent}}}, nil)
+	b.ok("team_show", map[string]any{"team": "crew"}, nil)
+	b.ok("team_list", map[string]any{}, nil)
+	var task team.Task
+	b.ok("team_task_create", map[string]any{"team": "crew", "id": "t1", "subject": "implement"}, &task)
+	b.ok("team_task_create", map[string]any{"team": "crew", "id": "t2", "subject": "later", "blocked_by": []string{"t1"}}, nil)
+	var claim kaizen.ClaimResult
+	b.ok("team_claim", map[string]any{"team": "crew", "member": "ann"}, &claim)
+	if claim.Task == nil || claim.Task.ID != "t1" || claim.Epoch != 1 {
+		t.Fatalf("claim %+v", claim)
+	}
+	b.ok("team_heartbeat", map[string]any{"team": "crew", "member": "ann", "task": "t1", "epoch": 1, "progress": map[string]any{"percent": 50}}, nil)
+	b.ok("team_report", map[string]any{"team": "crew", "member": "ann", "task": "t1", "epoch": 1, "status": "completed"}, nil)
+	b.ok("team_task_get", map[string]any{"team": "crew", "task": "t1"}, nil)
+	b.ok("team_task_update", map[string]any{"team": "crew", "task": "t2", "status": "cancelled", "cause": "not needed"}, nil)
+	b.ok("team_task_list", map[string]any{"team": "crew"}, nil)
+	b.ok("team_send", map[string]any{"team": "crew", "from": "lead", "to": "ann", "type": "fix_required", "data": map[string]any{"suggestion": "rename"}}, nil)
+	var inbox kaizen.InboxResult
+	b.ok("team_inbox", map[string]any{"team": "crew", "member": "ann"}, &inbox)
+	if len(inbox.Items) != 1 {
+		t.Fatalf("inbox %+v", inbox)
+	}
+	b.ok("team_ack", map[string]any{"team": "crew", "member": "ann", "seqs": []int64{inbox.Items[0].Message.Seq}}, nil)
+	b.ok("team_dissolve", map[string]any{"team": "crew"}, nil)
+}

@@ -1,0 +1,57 @@
+package server_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestTeamOverREST(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	agent := map[string]any{"kind": "agent"}
+	b.must(b.post("/api/v1/teams", map[string]any{"name": "alpha", "members": []any{
+		map[string]any{"name": "lead", "role": "coordinator", "worker": agent},
+		map[string]any{"name": "ann", "role": "executor", "worker": agent}}}), http.StatusCreated)
+	b.must(b.post("/api/v1/teams/alpha/tasks", map[string]any{"tasks": []any{
+		map[string]any{"id": "plan", "subject": "plan"}, map[string]any{"id": "impl", "subject": "impl", "blocked_by": []string{"plan"}}}}), http.StatusOK)
+	if e := b.post("/api/v1/teams/alpha/tasks", map[string]any{"team": "beta", "tasks": []any{map[string]any{"subject": "x"}}}).errorOf(t); e.Error.Code != "invalid_input" {
+		t.Fatalf("team in body contradicting the path: %+v", e)
+	}
+	if e := b.post("/api/v1/teams/alpha/tasks", map[string]any{"tasks": []any{
+		map[string]any{"id": "x", "subject": "x", "blocked_by": []string{"y"}}, map[string]any{"id": "y", "subject": "y", "blocked_by": []string{"x"}}}}).errorOf(t); e.Error.Code != "invalid_input" {
+		t.Fatalf("cycle: %+v", e)
+	}
+	claim := b.must(b.post("/api/v1/teams/alpha/claim", map[string]any{"member": "ann"}), http.StatusOK).json(t)
+	task := claim["task"].(map[string]any)
+	if task["id"] != "plan" || claim["epoch"].(float64) != 1 {
+		t.Fatalf("claim %v", claim)
+	}
+	b.must(b.post("/api/v1/teams/alpha/heartbeat", map[string]any{"member": "ann", "task": "plan", "epoch": 1, "progress": map[string]any{"percent": 10}}), http.StatusOK)
+	if e := b.post("/api/v1/teams/alpha/report", map[string]any{"member": "ann", "task": "plan", "epoch": 7, "status": "completed"}).errorOf(t); e.Error.Code != "conflict" {
+		t.Fatalf("stale epoch: %+v", e)
+	}
+	b.must(b.post("/api/v1/teams/alpha/report", map[string]any{"member": "ann", "task": "plan", "epoch": 1, "status": "completed"}), http.StatusOK)
+	b.must(b.post("/api/v1/teams/alpha/messages", map[string]any{"from": "lead", "to": "ann", "type": "fix_required", "data": map[string]any{"suggestion": "x"}}), http.StatusOK)
+	inbox := b.must(b.post("/api/v1/teams/alpha/inbox", map[string]any{"member": "ann"}), http.StatusOK).json(t)
+	if items := inbox["items"].([]any); len(items) != 1 {
+		t.Fatalf("inbox %v", inbox)
+	}
+	b.must(b.post("/api/v1/teams/alpha/ack", map[string]any{"member": "ann", "seqs": []int{1}}), http.StatusOK)
+	var tasks []map[string]any
+	b.must(b.get("/api/v1/teams/alpha/tasks?status=pending"), http.StatusOK).decode(t, &tasks)
+	if len(tasks) != 1 || tasks[0]["id"] != "impl" {
+		t.Fatalf("pending tasks %v", tasks)
+	}
+	b.must(b.get("/api/v1/teams/alpha/messages?after=0"), http.StatusOK)
+	b.must(b.get("/api/v1/teams/alpha/events"), http.StatusOK)
+	b.must(b.get("/api/v1/teams/alpha/tasks/impl"), http.StatusOK)
+	b.must(b.do(req{method: "PATCH", path: "/api/v1/teams/alpha/tasks/impl", body: map[string]any{"status": "cancelled"}}), http.StatusOK)
+	show := b.must(b.get("/api/v1/teams/alpha"), http.StatusOK).json(t)
+	if show["tasks"].(map[string]any)["cancelled"].(float64) != 1 {
+		t.Fatalf("show %v", show)
+	}
+	b.must(b.post("/api/v1/teams/alpha/dissolve", nil), http.StatusOK)
+	if e := b.post("/api/v1/teams/alpha/claim", map[string]any{"member": "ann"}).errorOf(t); e.Error.Code != "conflict" {
+		t.Fatalf("claim in a dissolved team: %+v", e)
+	}
+}
