@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,7 +26,9 @@ func init() { register(benchCommand) }
 // benchReport is what `kaizen bench` measured.
 type benchReport struct {
 	Database string              `json:"database"`
+	Backend  string              `json:"backend,omitempty"`
 	Record   *bench.RecordResult `json:"record,omitempty"`
+	Raw      *rawReport          `json:"raw,omitempty"`
 	Guidance *guidanceReport     `json:"guidance,omitempty"`
 	Decay    *decayReport        `json:"decay,omitempty"`
 	MCP      *mcpReport          `json:"mcp,omitempty"`
@@ -81,7 +84,8 @@ func benchCommand(a *app) *cobra.Command {
 		heuristics, memories    int
 		recalls, merges         int
 		only, cpuProfile        string
-		keep                    bool
+		keep, compareRaw        bool
+		rawRows                 int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -90,7 +94,10 @@ func benchCommand(a *app) *cobra.Command {
 print the results:
 
   record    concurrent callers record durable outcomes (4 criteria, 2 patterns each)
-            for --duration: outcomes per second and per-call latency percentiles
+            for --duration: outcomes per second and per-call latency percentiles;
+            with --compare-raw, the raw driver ceiling in the same run (the same
+            driver and durability inserting into a plain table, 1 row and then
+            --raw-rows rows per transaction, --callers callers) and the ratios
   guidance  a store populated with --patterns patterns and --events feedback events:
             plan guidance latency, cold (first call) and warm percentiles, and memory
   decay     one pattern with --decay-events events: the O(1) decayed sum against
@@ -110,6 +117,7 @@ docs/BENCHMARKS.md lists published runs.`,
 		Example: `  kaizen bench
   kaizen bench --only guidance --patterns 10000 --events 1000000
   kaizen bench --only record --callers 16 --duration 30s --json
+  kaizen bench --only record --compare-raw --duration 10s
   kaizen bench --only mcp --mcp-clients 100 --duration 30s
   kaizen bench --only recall --heuristics 100000 --memories 100000`,
 		Args: noArgs,
@@ -167,11 +175,36 @@ docs/BENCHMARKS.md lists published runs.`,
 				if err != nil {
 					return err
 				}
+				rep.Backend = e.Store().Backend()
+				var raw *rawTarget
+				if compareRaw {
+					if raw, err = openRaw(ctx, e.Store()); err != nil {
+						e.Close()
+						return err
+					}
+					progress("raw: %d callers, 1 row per transaction, for %s…", callers, duration)
+					rep.Raw = &rawReport{Durability: durability(ctx, e.Store())}
+					if rep.Raw.One, err = bench.Raw(ctx, raw.db, raw.numbered, callers, 1, duration); err != nil {
+						raw.close()
+						e.Close()
+						return err
+					}
+					progress("record: %d callers for %s…", callers, duration)
+				}
 				res, err := bench.Record(ctx, e, "bench-record", callers, duration)
 				if st, ok := e.Store().(*sqlite.Store); ok {
 					if ws := st.Stats(); ws.Batches > 0 {
 						res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
 					}
+				}
+				res.Durability = durability(ctx, e.Store())
+				if err == nil && raw != nil {
+					n := rawRowsFor(rawRows, res.PerCommit, callers)
+					progress("raw: %d callers, %d rows per transaction, for %s…", callers, n, duration)
+					rep.Raw.Many, err = bench.Raw(ctx, raw.db, raw.numbered, callers, n, duration)
+					rep.Raw.RatioOne = ratio(res.PerSecond, rep.Raw.One.PerSecond)
+					rep.Raw.RatioMany = ratio(res.PerSecond, rep.Raw.Many.PerSecond)
+					err = errors.Join(err, raw.close())
 				}
 				e.Close()
 				if err != nil {
@@ -242,12 +275,17 @@ docs/BENCHMARKS.md lists published runs.`,
 	f.IntVar(&merges, "merges", 100, "experiences to merge with dedup in the recall store")
 	f.IntVar(&mcpClients, "mcp-clients", 100, "concurrent MCP clients of the mcp scenario")
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
+	f.BoolVar(&compareRaw, "compare-raw", false, "record: also measure the raw driver (same driver and durability, one row per transaction, then --raw-rows per transaction) in the same run, and print ratios")
+	f.IntVar(&rawRows, "raw-rows", 0, "rows per transaction of the batched raw scenario (default: the measured outcomes per commit on SQLite, else --callers)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	return cmd
 }
 
 func printBench(w io.Writer, r benchReport) error {
 	fmt.Fprintf(w, "database: %s\n", r.Database)
+	if r.Backend != "" {
+		fmt.Fprintf(w, "backend: %s\n", r.Backend)
+	}
 	if d := r.Decay; d != nil {
 		fmt.Fprintf(w, "\ndecay (%d events): O(1) sum %s per query, recomputation %s (×%.0f); max relative difference %.1e\n",
 			d.Events, d.Incremental, d.Recompute, float64(d.Recompute)/float64(max(d.Incremental, 1)), d.MaxRelDiff)
@@ -257,6 +295,9 @@ func printBench(w io.Writer, r benchReport) error {
 			x.Outcomes, x.Seconds, x.Callers, x.PerSecond, x.Errors, x.Latency, x.Durability)
 		if x.PerCommit > 0 {
 			fmt.Fprintf(w, "  %.1f outcomes per commit (group commit)\n", x.PerCommit)
+		}
+		if r.Raw != nil {
+			printRaw(w, r.Raw)
 		}
 	}
 	if x := r.MCP; x != nil {
