@@ -201,7 +201,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 	now = app.Latest(now, s.env.Now())
 	// Serialise the outcomes of one task (PostgreSQL: concurrent recorders
 	// of the same task wait here until the first commits).
-	if _, err := tx.MarkEvent(ctx, o.Project, "outcome/"+o.TaskID, now, 0); err != nil {
+	if err := tx.LockKey(ctx, o.Project, "outcome/"+o.TaskID); err != nil {
 		return nil, err
 	}
 	prev, err := taskOutcome(ctx, tx, o.Project, o.TaskID)
