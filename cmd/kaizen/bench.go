@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,7 +17,6 @@ import (
 	"github.com/kaizenhq/kaizen/mcp"
 	"github.com/kaizenhq/kaizen/server"
 	"github.com/kaizenhq/kaizen/store/postgres"
-	"github.com/kaizenhq/kaizen/store/sqlite"
 )
 
 func init() { register(benchCommand) }
@@ -85,7 +83,7 @@ func benchCommand(a *app) *cobra.Command {
 		recalls, merges         int
 		only, cpuProfile        string
 		keep, compareRaw        bool
-		rawRows                 int
+		rawRows, rounds         int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -170,47 +168,19 @@ docs/BENCHMARKS.md lists published runs.`,
 				rep.Decay = &decayReport{Events: decayEvents, Incremental: inc, Recompute: rec, MaxRelDiff: diff}
 			}
 			if want("record") {
-				progress("record: %d callers for %s…", callers, duration)
 				e, err := kaizen.Open(ctx, cfg)
 				if err != nil {
 					return err
 				}
+				res, raw, err := benchRecord(ctx, e, callers, duration, compareRaw, rawRows, rounds, progress)
 				rep.Backend = e.Store().Backend()
-				var raw *rawTarget
-				if compareRaw {
-					if raw, err = openRaw(ctx, e.Store()); err != nil {
-						e.Close()
-						return err
-					}
-					progress("raw: %d callers, 1 row per transaction, for %s…", callers, duration)
-					rep.Raw = &rawReport{Durability: durability(ctx, e.Store())}
-					if rep.Raw.One, err = bench.Raw(ctx, raw.db, raw.numbered, callers, 1, duration); err != nil {
-						raw.close()
-						e.Close()
-						return err
-					}
-					progress("record: %d callers for %s…", callers, duration)
+				if cerr := e.Close(); err == nil {
+					err = cerr
 				}
-				res, err := bench.Record(ctx, e, "bench-record", callers, duration)
-				if st, ok := e.Store().(*sqlite.Store); ok {
-					if ws := st.Stats(); ws.Batches > 0 {
-						res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
-					}
-				}
-				res.Durability = durability(ctx, e.Store())
-				if err == nil && raw != nil {
-					n := rawRowsFor(rawRows, res.PerCommit, callers)
-					progress("raw: %d callers, %d rows per transaction, for %s…", callers, n, duration)
-					rep.Raw.Many, err = bench.Raw(ctx, raw.db, raw.numbered, callers, n, duration)
-					rep.Raw.RatioOne = ratio(res.PerSecond, rep.Raw.One.PerSecond)
-					rep.Raw.RatioMany = ratio(res.PerSecond, rep.Raw.Many.PerSecond)
-					err = errors.Join(err, raw.close())
-				}
-				e.Close()
 				if err != nil {
 					return err
 				}
-				rep.Record = &res
+				rep.Record, rep.Raw = res, raw
 			}
 			if want("mcp") {
 				progress("mcp: %d clients over HTTP for %s…", mcpClients, duration)
@@ -276,6 +246,7 @@ docs/BENCHMARKS.md lists published runs.`,
 	f.IntVar(&mcpClients, "mcp-clients", 100, "concurrent MCP clients of the mcp scenario")
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
 	f.BoolVar(&compareRaw, "compare-raw", false, "record: also measure the raw driver (same driver and durability, one row per transaction, then --raw-rows per transaction) in the same run, and print ratios")
+	f.IntVar(&rounds, "rounds", 5, "with --compare-raw: alternate the raw and record runs in this many rounds of --duration/rounds each, so that a change of load on a shared machine affects both alike")
 	f.IntVar(&rawRows, "raw-rows", 0, "rows per transaction of the batched raw scenario (default: the measured outcomes per commit on SQLite, else --callers)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	return cmd

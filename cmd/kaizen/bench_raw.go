@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/internal/bench"
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/store/postgres"
@@ -19,6 +22,7 @@ import (
 // record scenario (--compare-raw), and the record rate as ratios of it.
 type rawReport struct {
 	Durability string          `json:"durability"`
+	Rounds     int             `json:"rounds"`
 	One        bench.RawResult `json:"one_row_per_tx"`
 	Many       bench.RawResult `json:"rows_per_tx"`
 	// RatioOne and RatioMany are outcomes/s divided by raw rows/s.
@@ -101,7 +105,7 @@ func ratio(a, b float64) float64 {
 }
 
 func printRaw(w io.Writer, r *rawReport) {
-	fmt.Fprintf(w, "  raw driver in the same run, same durability, %d callers:\n", r.One.Callers)
+	fmt.Fprintf(w, "  raw driver in the same run (%d alternating rounds), same durability, %d callers:\n", r.Rounds, r.One.Callers)
 	for _, x := range []struct {
 		res   bench.RawResult
 		ratio float64
@@ -109,4 +113,58 @@ func printRaw(w io.Writer, r *rawReport) {
 		fmt.Fprintf(w, "    %2d row(s)/tx: %.0f rows/s (tx latency %s) → record/raw = %.2f\n",
 			x.res.RowsPerTx, x.res.PerSecond, x.res.Latency, x.ratio)
 	}
+}
+
+// benchRecord runs the record scenario; with compareRaw it alternates, in
+// each of rounds rounds of duration/rounds: the raw driver at one row per
+// transaction, the record scenario, and the raw driver at the batched size
+// (the group size measured so far), so that both sides of each ratio see the
+// same machine.
+func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw bool,
+	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
+	perCommit := func(res *bench.RecordResult) {
+		if st, ok := e.Store().(*sqlite.Store); ok {
+			if ws := st.Stats(); ws.Batches > 0 {
+				res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
+			}
+		}
+	}
+	if !compareRaw {
+		progress("record: %d callers for %s…", callers, duration)
+		res, err := bench.Record(ctx, e, "bench-record", callers, duration)
+		perCommit(&res)
+		res.Durability = durability(ctx, e.Store())
+		return &res, nil, err
+	}
+	raw, err := openRaw(ctx, e.Store())
+	if err != nil {
+		return nil, nil, err
+	}
+	rounds = max(1, rounds)
+	slice := duration / time.Duration(rounds)
+	var res bench.RecordResult
+	rep := &rawReport{Durability: durability(ctx, e.Store()), Rounds: rounds}
+	for round := range rounds {
+		progress("round %d/%d: raw 1 row/tx, record, raw batched, %s each…", round+1, rounds, slice)
+		one, err := bench.Raw(ctx, raw.db, raw.numbered, callers, 1, slice)
+		if err != nil {
+			return nil, nil, errors.Join(err, raw.close())
+		}
+		rep.One = bench.MergeRaw(rep.One, one)
+		r, err := bench.RecordRound(ctx, e, "bench-record", callers, slice, round)
+		if err != nil {
+			return nil, nil, errors.Join(err, raw.close())
+		}
+		res = bench.MergeRecord(res, r)
+		perCommit(&res)
+		many, err := bench.Raw(ctx, raw.db, raw.numbered, callers, rawRowsFor(rawRows, res.PerCommit, callers), slice)
+		if err != nil {
+			return nil, nil, errors.Join(err, raw.close())
+		}
+		rep.Many = bench.MergeRaw(rep.Many, many)
+	}
+	res.Durability = rep.Durability
+	rep.RatioOne = ratio(res.PerSecond, rep.One.PerSecond)
+	rep.RatioMany = ratio(res.PerSecond, rep.Many.PerSecond)
+	return &res, rep, raw.close()
 }

@@ -22,6 +22,21 @@ type RawResult struct {
 	PerSecond float64 `json:"rows_per_second"`
 	// Latency is per transaction.
 	Latency Latencies `json:"latency"`
+	// Samples are the latencies (for merging rounds).
+	Samples []time.Duration `json:"-"`
+}
+
+// MergeRaw adds the results of one more round.
+func MergeRaw(a, b RawResult) RawResult {
+	a.RowsPerTx, a.Callers = b.RowsPerTx, b.Callers
+	a.Rows += b.Rows
+	a.Seconds += b.Seconds
+	a.Samples = append(a.Samples, b.Samples...)
+	a.Latency = Summarise(a.Samples)
+	if a.Seconds > 0 {
+		a.PerSecond = float64(a.Rows) / a.Seconds
+	}
+	return a
 }
 
 // rawTable is the table of the raw scenario: a text key, a project, a
@@ -103,7 +118,7 @@ func Raw(ctx context.Context, db *sql.DB, numbered bool, callers, rowsPerTx int,
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 	res := RawResult{RowsPerTx: rowsPerTx, Callers: callers, Rows: rows.Load(), Seconds: secs,
-		PerSecond: float64(rows.Load()) / secs, Latency: Summarise(all)}
+		PerSecond: float64(rows.Load()) / secs, Latency: Summarise(all), Samples: all}
 	if err, ok := firstErr.Load().(error); ok {
 		return res, fmt.Errorf("raw insert: %w", err)
 	}
