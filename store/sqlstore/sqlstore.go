@@ -46,6 +46,10 @@ type Dialect struct {
 	CacheAggregates bool
 	// FullText is the full-text engine of the experience search documents.
 	FullText FullTextEngine
+	// ShardedCriteria spreads each criterion's aggregate over shard rows
+	// that concurrent writers update without waiting for each other (see
+	// criterion_shards.go); for databases with concurrent writers.
+	ShardedCriteria bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -78,6 +82,8 @@ var Postgres = Dialect{
 	ForUpdate: " FOR UPDATE",
 	TagMatch:  "(tags::jsonb @> jsonb_build_array(?::text))",
 	FullText:  PostingTable,
+
+	ShardedCriteria: true,
 }
 
 // rebind rewrites "?" placeholders into "$n" for numbered dialects. Queries

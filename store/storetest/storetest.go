@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Jobs", func(t *testing.T) { testJobs(t, setup) })
 	t.Run("Forget", func(t *testing.T) { testForget(t, setup) })
 	t.Run("Ledger", func(t *testing.T) { testLedger(t, setup) })
+	t.Run("CriterionEvents", func(t *testing.T) { testCriterionEvents(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

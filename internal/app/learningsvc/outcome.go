@@ -279,13 +279,8 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 		}
 	}
 	for _, fb := range learning.FeedbackEvents(o) {
-		c, err := tx.LockCriterion(ctx, o.Project, fb.Criterion, now)
+		c, err := tx.AddCriterionEvent(ctx, fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays, now)
 		if err != nil {
-			return nil, err
-		}
-		c.Apply(fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays)
-		c.UpdatedAt = now
-		if err := tx.PutCriterion(ctx, c); err != nil {
 			return nil, err
 		}
 		w, err := s.weight(ctx, tx, c, now)
