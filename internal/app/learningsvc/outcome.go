@@ -262,22 +262,11 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 	}
 	res.Outcome = o
 	// The outcome row holds its criterion feedback events
-	// (learning.FeedbackEvents). Shared rows come after it: patterns,
-	// and last the criteria every outcome of the project updates, so
-	// that the hottest row locks (PostgreSQL) are held for the shortest
-	// time.
-	for _, r := range refs {
-		u, inv, err := s.observe(ctx, tx, r.pattern.ID, o.Project,
-			observation{id: outcomeFeedbackID(o.ID, r.pattern.ID), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
-		if err != nil {
-			return nil, err
-		}
-		u.Created = r.created
-		res.Patterns = append(res.Patterns, u)
-		if inv != nil {
-			res.Inversions = append(res.Inversions, *inv)
-		}
-	}
+	// (learning.FeedbackEvents). Shared rows come after it: first the
+	// criteria every outcome of the project updates (AddCriterionEvent:
+	// concurrent writers do not wait for each other on PostgreSQL), and last
+	// the patterns, whose row locks (PostgreSQL) are then held for the
+	// shortest time.
 	for _, fb := range learning.FeedbackEvents(o) {
 		c, err := tx.AddCriterionEvent(ctx, fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays, now)
 		if err != nil {
@@ -289,6 +278,18 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 		}
 		res.Feedback = append(res.Feedback, fb)
 		res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
+	}
+	for _, r := range refs {
+		u, inv, err := s.observe(ctx, tx, r.pattern.ID, o.Project,
+			observation{id: outcomeFeedbackID(o.ID, r.pattern.ID), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
+		if err != nil {
+			return nil, err
+		}
+		u.Created = r.created
+		res.Patterns = append(res.Patterns, u)
+		if inv != nil {
+			res.Inversions = append(res.Inversions, *inv)
+		}
 	}
 	return res, nil
 }
