@@ -17,6 +17,10 @@ type LedgerStorage interface {
 	// true. Concurrent transactions marking the same key are serialised
 	// until commit, so MarkEvent also serves as a lock on a key.
 	MarkEvent(ctx context.Context, project, key string, at time.Time, window time.Duration) (bool, error)
+	// LockKey serialises the transactions that lock the same key until
+	// they commit, and writes nothing (where writes are already serialised,
+	// as on SQLite, it does nothing).
+	LockKey(ctx context.Context, project, key string) error
 	// PruneEvents forgets the keys applied before the given time and
 	// returns how many it removed.
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)

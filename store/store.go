@@ -115,6 +115,13 @@ type CriterionStorage interface {
 	GetCriterion(ctx context.Context, project, name string) (learning.Criterion, error)
 	// PutCriterion inserts or replaces the criterion.
 	PutCriterion(ctx context.Context, c learning.Criterion) error
+	// AddCriterionEvent folds one feedback event into its criterion
+	// (learning.Criterion.Apply with weight and half-life, UpdatedAt = now),
+	// creating the criterion when missing, and returns the criterion as
+	// the transaction sees it afterwards. Unlike LockCriterion, concurrent
+	// transactions adding events to one criterion need not wait for each
+	// other (PostgreSQL); no event is lost and the counts are exact.
+	AddCriterionEvent(ctx context.Context, e learning.FeedbackEvent, weight, halfLifeDays float64, now time.Time) (learning.Criterion, error)
 	// ListCriteria returns the project's criteria ordered by name.
 	ListCriteria(ctx context.Context, project string) ([]learning.Criterion, error)
 }

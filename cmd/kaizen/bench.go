@@ -17,7 +17,6 @@ import (
 	"github.com/kaizenhq/kaizen/mcp"
 	"github.com/kaizenhq/kaizen/server"
 	"github.com/kaizenhq/kaizen/store/postgres"
-	"github.com/kaizenhq/kaizen/store/sqlite"
 )
 
 func init() { register(benchCommand) }
@@ -25,7 +24,9 @@ func init() { register(benchCommand) }
 // benchReport is what `kaizen bench` measured.
 type benchReport struct {
 	Database string              `json:"database"`
+	Backend  string              `json:"backend,omitempty"`
 	Record   *bench.RecordResult `json:"record,omitempty"`
+	Raw      *rawReport          `json:"raw,omitempty"`
 	Guidance *guidanceReport     `json:"guidance,omitempty"`
 	Decay    *decayReport        `json:"decay,omitempty"`
 	MCP      *mcpReport          `json:"mcp,omitempty"`
@@ -81,7 +82,8 @@ func benchCommand(a *app) *cobra.Command {
 		heuristics, memories    int
 		recalls, merges         int
 		only, cpuProfile        string
-		keep                    bool
+		keep, compareRaw        bool
+		rawRows, rounds         int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -90,7 +92,10 @@ func benchCommand(a *app) *cobra.Command {
 print the results:
 
   record    concurrent callers record durable outcomes (4 criteria, 2 patterns each)
-            for --duration: outcomes per second and per-call latency percentiles
+            for --duration: outcomes per second and per-call latency percentiles;
+            with --compare-raw, the raw driver ceiling in the same run (the same
+            driver and durability inserting into a plain table, 1 row and then
+            --raw-rows rows per transaction, --callers callers) and the ratios
   guidance  a store populated with --patterns patterns and --events feedback events:
             plan guidance latency, cold (first call) and warm percentiles, and memory
   decay     one pattern with --decay-events events: the O(1) decayed sum against
@@ -110,6 +115,7 @@ docs/BENCHMARKS.md lists published runs.`,
 		Example: `  kaizen bench
   kaizen bench --only guidance --patterns 10000 --events 1000000
   kaizen bench --only record --callers 16 --duration 30s --json
+  kaizen bench --only record --compare-raw --duration 10s
   kaizen bench --only mcp --mcp-clients 100 --duration 30s
   kaizen bench --only recall --heuristics 100000 --memories 100000`,
 		Args: noArgs,
@@ -162,22 +168,19 @@ docs/BENCHMARKS.md lists published runs.`,
 				rep.Decay = &decayReport{Events: decayEvents, Incremental: inc, Recompute: rec, MaxRelDiff: diff}
 			}
 			if want("record") {
-				progress("record: %d callers for %s…", callers, duration)
 				e, err := kaizen.Open(ctx, cfg)
 				if err != nil {
 					return err
 				}
-				res, err := bench.Record(ctx, e, "bench-record", callers, duration)
-				if st, ok := e.Store().(*sqlite.Store); ok {
-					if ws := st.Stats(); ws.Batches > 0 {
-						res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
-					}
+				res, raw, err := benchRecord(ctx, e, callers, duration, compareRaw, rawRows, rounds, progress)
+				rep.Backend = e.Store().Backend()
+				if cerr := e.Close(); err == nil {
+					err = cerr
 				}
-				e.Close()
 				if err != nil {
 					return err
 				}
-				rep.Record = &res
+				rep.Record, rep.Raw = res, raw
 			}
 			if want("mcp") {
 				progress("mcp: %d clients over HTTP for %s…", mcpClients, duration)
@@ -242,12 +245,18 @@ docs/BENCHMARKS.md lists published runs.`,
 	f.IntVar(&merges, "merges", 100, "experiences to merge with dedup in the recall store")
 	f.IntVar(&mcpClients, "mcp-clients", 100, "concurrent MCP clients of the mcp scenario")
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
+	f.BoolVar(&compareRaw, "compare-raw", false, "record: also measure the raw driver (same driver and durability, one row per transaction, then --raw-rows per transaction) in the same run, and print ratios")
+	f.IntVar(&rounds, "rounds", 5, "with --compare-raw: alternate the raw and record runs in this many rounds of --duration/rounds each, so that a change of load on a shared machine affects both alike")
+	f.IntVar(&rawRows, "raw-rows", 0, "rows per transaction of the batched raw scenario (default: the measured outcomes per commit on SQLite, else --callers)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	return cmd
 }
 
 func printBench(w io.Writer, r benchReport) error {
 	fmt.Fprintf(w, "database: %s\n", r.Database)
+	if r.Backend != "" {
+		fmt.Fprintf(w, "backend: %s\n", r.Backend)
+	}
 	if d := r.Decay; d != nil {
 		fmt.Fprintf(w, "\ndecay (%d events): O(1) sum %s per query, recomputation %s (×%.0f); max relative difference %.1e\n",
 			d.Events, d.Incremental, d.Recompute, float64(d.Recompute)/float64(max(d.Incremental, 1)), d.MaxRelDiff)
@@ -257,6 +266,9 @@ func printBench(w io.Writer, r benchReport) error {
 			x.Outcomes, x.Seconds, x.Callers, x.PerSecond, x.Errors, x.Latency, x.Durability)
 		if x.PerCommit > 0 {
 			fmt.Fprintf(w, "  %.1f outcomes per commit (group commit)\n", x.PerCommit)
+		}
+		if r.Raw != nil {
+			printRaw(w, r.Raw)
 		}
 	}
 	if x := r.MCP; x != nil {

@@ -207,20 +207,44 @@ func Guidance(ctx context.Context, e *kaizen.Engine, project string, n int) (Lat
 
 // RecordResult is the outcome of a throughput run.
 type RecordResult struct {
-	Outcomes   int64     `json:"outcomes"`
-	Seconds    float64   `json:"seconds"`
-	PerSecond  float64   `json:"per_second"`
-	Latency    Latencies `json:"latency"`
-	Callers    int       `json:"callers"`
-	Errors     int64     `json:"errors"`
-	PerCommit  float64   `json:"outcomes_per_commit,omitempty"`
-	Durability string    `json:"durability"`
+	Outcomes  int64     `json:"outcomes"`
+	Seconds   float64   `json:"seconds"`
+	PerSecond float64   `json:"per_second"`
+	Latency   Latencies `json:"latency"`
+	Callers   int       `json:"callers"`
+	Errors    int64     `json:"errors"`
+	PerCommit float64   `json:"outcomes_per_commit,omitempty"`
+	// Durability says when an outcome is acknowledged; the caller sets it
+	// from the backend (see `kaizen bench`).
+	Durability string `json:"durability,omitempty"`
+	// Samples are the latencies (for merging rounds).
+	Samples []time.Duration `json:"-"`
 }
 
 // Record runs callers goroutines recording outcomes (4 criteria, 2 of 8
 // patterns each) for the given duration and reports throughput and
 // per-call latency.
 func Record(ctx context.Context, e *kaizen.Engine, project string, callers int, d time.Duration) (RecordResult, error) {
+	return RecordRound(ctx, e, project, callers, d, 0)
+}
+
+// MergeRecord adds the results of one more round.
+func MergeRecord(a, b RecordResult) RecordResult {
+	a.Outcomes += b.Outcomes
+	a.Seconds += b.Seconds
+	a.Errors += b.Errors
+	a.Callers = b.Callers
+	a.Samples = append(a.Samples, b.Samples...)
+	a.Latency = Summarise(a.Samples)
+	if a.Seconds > 0 {
+		a.PerSecond = float64(a.Outcomes) / a.Seconds
+	}
+	return a
+}
+
+// RecordRound is Record with the task ids of round (rounds on one store
+// record distinct tasks).
+func RecordRound(ctx context.Context, e *kaizen.Engine, project string, callers int, d time.Duration, round int) (RecordResult, error) {
 	patterns := []string{"Split by feature", "Respect dependency chain", "Handle shared types first",
 		"Tests alongside implementation", "Split by component", "Separate API routes", "Split by layer", "Tests in separate subtask"}
 	var (
@@ -241,7 +265,7 @@ func Record(ctx context.Context, e *kaizen.Engine, project string, callers int, 
 			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
 				dur := int64(60_000 + rng.IntN(2_000_000))
 				ec, rc, ok := rng.IntN(4), rng.IntN(3), rng.Float64() < 0.75
-				in := kaizen.OutcomeInput{Project: project, TaskID: fmt.Sprintf("bd-%d-%d", c, i), DurationMs: &dur,
+				in := kaizen.OutcomeInput{Project: project, TaskID: fmt.Sprintf("bd-%d-%d-%d", round, c, i), DurationMs: &dur,
 					ErrorCount: &ec, RetryCount: &rc, Success: &ok,
 					Patterns: []string{patterns[rng.IntN(len(patterns))], patterns[rng.IntN(len(patterns))]}}
 				t0 := time.Now()
@@ -261,7 +285,7 @@ func Record(ctx context.Context, e *kaizen.Engine, project string, callers int, 
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 	res := RecordResult{Outcomes: count.Load(), Seconds: secs, PerSecond: float64(count.Load()) / secs,
-		Latency: Summarise(all), Callers: callers, Errors: errs.Load(), Durability: "each acknowledged outcome committed with fsync (synchronous=FULL)"}
+		Latency: Summarise(all), Callers: callers, Errors: errs.Load(), Samples: all}
 	if err, ok := firstErr.Load().(error); ok {
 		return res, err
 	}

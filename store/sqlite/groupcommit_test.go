@@ -199,3 +199,53 @@ func TestGroupCommitUndoesCachedAggregates(t *testing.T) {
 		t.Errorf("%d succeeded, want %d", succeeded, n-n/4)
 	}
 }
+
+// Requests that all succeed never pay for savepoints: no batch is run
+// again, and the aggregate they all update counts every one of them.
+func TestGroupCommitWithoutFailuresRunsOnce(t *testing.T) {
+	t.Parallel()
+	s := open(t)
+	ctx := context.Background()
+	now := time.UnixMicro(1_700_000_000_000_000).UTC()
+	const n = 200
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Update(ctx, func(tx store.Tx) error {
+				if _, err := tx.InsertOutcome(ctx, outcome("p", fmt.Sprintf("once-%03d", i))); err != nil {
+					return err
+				}
+				c, err := tx.LockCriterion(ctx, "p", "type_safe", now)
+				if err != nil {
+					return err
+				}
+				c.HelpfulCount++
+				return tx.PutCriterion(ctx, c)
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	st := s.(*sqlite.Store).Stats()
+	if st.Reruns != 0 || st.Requests != n {
+		t.Fatalf("stats %+v: want %d requests and no rerun", st, n)
+	}
+	err := s.View(ctx, func(tx store.Tx) error {
+		c, err := tx.GetCriterion(ctx, "p", "type_safe")
+		if err == nil && c.HelpfulCount != n {
+			t.Errorf("helpful count %d, want %d", c.HelpfulCount, n)
+		}
+		got, err2 := tx.CountOutcomes(ctx, "p", store.OutcomeFilter{})
+		if err2 == nil && got != n {
+			t.Errorf("outcomes %d, want %d", got, n)
+		}
+		return errors.Join(err, err2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -35,6 +35,10 @@ func TestHotQueryPlans(t *testing.T) {
 		{`SELECT id FROM errors WHERE project = 'p' AND task_id = 't' AND resolved = FALSE ORDER BY ts, id`, "errors_task (project=? AND task_id=?)"},
 		{`SELECT id FROM maturity_feedback WHERE project = 'p' AND pattern_id = 'x' ORDER BY ts, id`, "maturity_feedback_pattern (project=? AND pattern_id=?)"},
 		{`SELECT id FROM outcomes WHERE project = 'p' AND task_id = 't'`, "outcomes_task (project=? AND task_id=?)"},
+		// a task's outcome, newest first (sqlstore's ListOutcomes by task):
+		// without the hint the ORDER BY's index walks the whole project
+		{`SELECT id FROM outcomes INDEXED BY outcomes_task WHERE project = 'p' AND task_id = 't' ORDER BY recorded_at DESC, id DESC LIMIT 1`,
+			"outcomes_task (project=? AND task_id=?)"},
 	}
 	for _, c := range cases {
 		rows, err := db.Query("EXPLAIN QUERY PLAN " + c.query)

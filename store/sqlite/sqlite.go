@@ -3,11 +3,12 @@
 // commits, a single writer goroutine and a pool of readers.
 //
 // Writes use group commit: a single writer goroutine takes every pending
-// Update, runs each inside its own savepoint of one BEGIN IMMEDIATE
-// transaction, commits once, and only then acknowledges them. A failing
-// Update rolls back to its savepoint without disturbing the others, and no
-// Update is acknowledged before the commit that contains it is durable, so
-// batching raises throughput without weakening durability.
+// Update, runs them back to back in one BEGIN IMMEDIATE transaction,
+// commits once, and only then acknowledges them. A failing Update makes
+// the writer roll the transaction back and run the batch again with each
+// Update in its own savepoint, so it fails alone without disturbing the
+// others; no Update is acknowledged before the commit that contains it is
+// durable, so batching raises throughput without weakening durability.
 package sqlite
 
 import (
@@ -68,7 +69,7 @@ type Store struct {
 	// tempDir is removed on Close (ephemeral stores only).
 	tempDir string
 
-	batches, requests atomic.Int64
+	batches, requests, reruns atomic.Int64
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -76,11 +77,14 @@ type Store struct {
 type WriterStats struct {
 	Batches  int64 `json:"batches"`
 	Requests int64 `json:"requests"`
+	// Reruns counts batches run again with a savepoint per request,
+	// because one of their requests failed.
+	Reruns int64 `json:"reruns"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
-	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load()}
+	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -220,19 +224,37 @@ func (s *Store) writeLoop() {
 // while it executes, before committing.
 const joinWindow = 5 * time.Millisecond
 
-// commit runs a batch in one transaction, each request in its own
-// savepoint. Requests that arrive while the batch executes join it (up to
-// MaxBatch requests or joinWindow of work), so the commit's fsync is shared
-// by more requests without making any of them wait idly. A request alone in
-// its transaction runs without a savepoint: the transaction is its savepoint.
+// commit runs a batch in one transaction and acknowledges its requests
+// after the commit. Requests that arrive while the batch executes join it
+// (up to MaxBatch requests or joinWindow of work), so the commit's fsync is
+// shared by more requests without making any of them wait idly.
+//
+// Requests run back to back without savepoints: the service layer
+// validates its input before it reaches the writer, so a request that
+// fails inside the transaction is rare (a conflict, a broken invariant), and
+// a savepoint per request would cost three statements and a sub-journal
+// for nothing. When one does fail, the whole transaction is rolled back
+// (nothing of it was acknowledged) and the batch runs again with each
+// request in its own savepoint, so the failure is isolated and the others
+// commit. store.Update allows fn to run more than once.
 func (s *Store) commit(batch []*request) (requests int) {
-	var results []error
-	defer func() {
-		for i, r := range batch {
-			r.done <- results[i]
-		}
-		requests = len(batch)
-	}()
+	results, batch, failed := s.runBatch(batch, false)
+	if failed {
+		s.reruns.Add(1)
+		results, batch, _ = s.runBatch(batch, true)
+	}
+	for i, r := range batch {
+		r.done <- results[i]
+	}
+	return len(batch)
+}
+
+// runBatch runs the batch in one transaction and commits it. Without
+// isolate, it stops at the first failing request, rolls back and reports
+// failed (the caller runs the batch again isolated; no result is final).
+// With isolate, each request of a shared transaction runs in its own
+// savepoint.
+func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all []*request, failed bool) {
 	fail := func(err error) {
 		for len(results) < len(batch) {
 			results = append(results, nil)
@@ -247,7 +269,7 @@ func (s *Store) commit(batch []*request) (requests int) {
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		fail(fmt.Errorf("begin sqlite transaction: %w", err))
-		return
+		return results, batch, false
 	}
 	wrapped := sqlstore.NewTx(tx, sqlstore.SQLite, s.wstmts)
 	started := time.Now()
@@ -257,19 +279,23 @@ func (s *Store) commit(batch []*request) (requests int) {
 		err := r.ctx.Err()
 		switch {
 		case err != nil:
-		case len(batch) == 1:
-			// Alone so far: the transaction is its savepoint. If it fails,
-			// nothing else has joined and the whole transaction rolls back.
+		case !isolate || len(batch) == 1:
+			// No savepoint: the transaction is the request's savepoint.
+			// A failure rolls back the transaction: alone so far, the
+			// request's result is final; otherwise the batch runs again
+			// isolated.
 			if err = run(r.fn, wrapped); err != nil {
-				results = append(results, err)
 				_ = tx.Rollback()
-				return
+				if len(batch) == 1 {
+					return append(results, err), batch, false
+				}
+				return nil, batch, true
 			}
 		default:
 			if err = s.isolated(ctx, tx, wrapped, r); errors.Is(err, errBrokenTx) {
 				_ = tx.Rollback()
 				fail(err)
-				return
+				return results, batch, false
 			}
 		}
 		if err == nil {
@@ -282,7 +308,7 @@ func (s *Store) commit(batch []*request) (requests int) {
 	}
 	if ok == 0 {
 		_ = tx.Rollback()
-		return
+		return results, batch, false
 	}
 	err = wrapped.Flush(ctx) // staged aggregate rows
 	if err == nil {
@@ -293,7 +319,7 @@ func (s *Store) commit(batch []*request) (requests int) {
 	if err != nil {
 		fail(fmt.Errorf("commit sqlite transaction: %w", err))
 	}
-	return len(batch)
+	return results, batch, false
 }
 
 // drain appends the requests already waiting, without blocking.

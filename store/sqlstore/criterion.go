@@ -43,6 +43,16 @@ func (t *Tx) LockCriterion(ctx context.Context, project, name string, now time.T
 		}
 		c, err = one(ctx, t, "criterion "+name, scanCriterion, lock, project, name)
 	}
+	if err == nil && t.d.ShardedCriteria {
+		// the whole aggregate: every shard, locked
+		var shards []shardRow
+		if shards, err = t.shardsOf(ctx, project, name, true); err == nil && len(shards) == 0 {
+			if err = t.createShards(ctx, project, name); err == nil {
+				shards, err = t.shardsOf(ctx, project, name, true)
+			}
+		}
+		c = fold(c, shards)
+	}
 	if err == nil {
 		t.remember(k, c, true)
 	}
@@ -60,6 +70,11 @@ func (t *Tx) GetCriterion(ctx context.Context, project, name string) (learning.C
 	}
 	c, err := one(ctx, t, "criterion "+name, scanCriterion,
 		`SELECT `+criterionCols+` FROM criteria WHERE project = ? AND name = ?`, project, name)
+	if err == nil && t.d.ShardedCriteria {
+		var shards []shardRow
+		shards, err = t.shardsOf(ctx, project, name, false)
+		c = fold(c, shards)
+	}
 	switch {
 	case err == nil:
 		t.remember(k, c, true)
@@ -75,7 +90,13 @@ func (t *Tx) PutCriterion(ctx context.Context, c learning.Criterion) error {
 		t.stage(criterionKey(c.Project, c.Name), c)
 		return nil
 	}
-	return t.writeCriterion(ctx, c)
+	if err := t.writeCriterion(ctx, c); err != nil {
+		return err
+	}
+	if t.d.ShardedCriteria {
+		return t.resetShards(ctx, c.Project, c.Name)
+	}
+	return nil
 }
 
 func (t *Tx) writeCriterion(ctx context.Context, c learning.Criterion) error {
@@ -94,6 +115,37 @@ func (t *Tx) ListCriteria(ctx context.Context, project string) ([]learning.Crite
 	if err := t.flushFirst(ctx); err != nil {
 		return nil, err
 	}
-	return many(ctx, t, "criteria", scanCriterion,
+	list, err := many(ctx, t, "criteria", scanCriterion,
 		`SELECT `+criterionCols+` FROM criteria WHERE project = ? ORDER BY name`, project)
+	if err != nil || !t.d.ShardedCriteria {
+		return list, err
+	}
+	shards := map[string][]shardRow{}
+	err = each(ctx, t, "criterion shards", func(s scanner) (struct {
+		name string
+		row  shardRow
+	}, error) {
+		var v struct {
+			name string
+			row  shardRow
+		}
+		var hRef, xRef, lv, updated sql.NullInt64
+		r := &v.row
+		err := s.Scan(&v.name, &r.shard, &r.c.Helpful.Value, &hRef, &r.c.Harmful.Value, &xRef, &r.c.HelpfulCount,
+			&r.c.HarmfulCount, &r.c.NeutralCount, &lv, &updated, &r.halfLife)
+		r.c.Helpful.Ref, r.c.Harmful.Ref = fromMicros(hRef), fromMicros(xRef)
+		r.c.LastValidated, r.c.UpdatedAt = fromMicros(lv), fromMicros(updated)
+		return v, err
+	}, func(v struct {
+		name string
+		row  shardRow
+	}) error {
+		shards[v.name] = append(shards[v.name], v.row)
+		return nil
+	}, `SELECT name, shard, `+shardCols+` FROM criterion_shards
+		WHERE project = ? AND helpful_count + harmful_count + neutral_count > 0 ORDER BY name, shard`, project)
+	for i := range list {
+		list[i] = fold(list[i], shards[list[i].Name])
+	}
+	return list, err
 }

@@ -48,6 +48,19 @@ func (t *Tx) MarkEvent(ctx context.Context, project, key string, at time.Time, w
 	return true, nil
 }
 
+// LockKey implements store.LedgerStorage: a transaction-scoped advisory
+// lock on PostgreSQL (keys whose hashes collide merely wait for each
+// other); nothing on SQLite, whose writer transaction is exclusive.
+func (t *Tx) LockKey(ctx context.Context, project, key string) error {
+	if t.d.Name != Postgres.Name {
+		return nil
+	}
+	if _, err := t.exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, fmt.Sprintf("%d:%s/%s", len(project), project, key)); err != nil {
+		return fmt.Errorf("lock key %s: %w", key, err)
+	}
+	return nil
+}
+
 // PruneEvents implements store.LedgerStorage.
 func (t *Tx) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
 	res, err := t.exec(ctx, `DELETE FROM applied_events WHERE at < ?`, before.UnixMicro())

@@ -82,10 +82,10 @@ func (t *Tx) GetOutcome(ctx context.Context, project, id string) (learning.Outco
 		`SELECT `+outcomeCols+` FROM outcomes WHERE project = ? AND id = ?`, project, id)
 }
 
-func outcomeWhere(project string, f store.OutcomeFilter) (string, []any) {
+func (t *Tx) outcomeWhere(project string, f store.OutcomeFilter) (string, []any) {
 	q, args := ` FROM outcomes WHERE project = ?`, []any{project}
 	if f.TaskID != "" {
-		q += ` AND task_id = ?`
+		q = ` FROM outcomes` + t.d.OutcomeTaskIndex + ` WHERE project = ? AND task_id = ?`
 		args = append(args, f.TaskID)
 	}
 	if !f.Since.IsZero() {
@@ -101,14 +101,14 @@ func outcomeWhere(project string, f store.OutcomeFilter) (string, []any) {
 
 // ListOutcomes implements store.OutcomeStorage.
 func (t *Tx) ListOutcomes(ctx context.Context, project string, f store.OutcomeFilter) ([]learning.Outcome, error) {
-	where, args := outcomeWhere(project, f)
+	where, args := t.outcomeWhere(project, f)
 	q, args := page(`SELECT `+outcomeCols+where+` ORDER BY recorded_at DESC, id DESC`, args, f.Limit, f.Offset)
 	return many(ctx, t, "outcomes", scanOutcome, q, args...)
 }
 
 // CountOutcomes implements store.OutcomeStorage.
 func (t *Tx) CountOutcomes(ctx context.Context, project string, f store.OutcomeFilter) (int64, error) {
-	where, args := outcomeWhere(project, f)
+	where, args := t.outcomeWhere(project, f)
 	return t.count(ctx, "outcomes", `SELECT COUNT(*)`+where, args...)
 }
 

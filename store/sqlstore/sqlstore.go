@@ -33,6 +33,10 @@ type Dialect struct {
 	// ContentIndex forces the content-hash index on content lookups
 	// (SQLite without statistics would otherwise scan the project).
 	ContentIndex string
+	// OutcomeTaskIndex forces the task index on outcome lookups by task:
+	// SQLite without statistics otherwise walks the project's outcomes in
+	// recorded order (the ORDER BY's index) to find one task's outcome.
+	OutcomeTaskIndex string
 	// CacheStatements prepares statements instead of sending SQL text
 	// (worth it where the driver does not cache them, as for SQLite).
 	CacheStatements bool
@@ -42,6 +46,10 @@ type Dialect struct {
 	CacheAggregates bool
 	// FullText is the full-text engine of the experience search documents.
 	FullText FullTextEngine
+	// ShardedCriteria spreads each criterion's aggregate over shard rows
+	// that concurrent writers update without waiting for each other (see
+	// criterion_shards.go); for databases with concurrent writers.
+	ShardedCriteria bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -58,12 +66,13 @@ const (
 
 // SQLite is the dialect of modernc.org/sqlite.
 var SQLite = Dialect{
-	Name:            "sqlite",
-	TagMatch:        "EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.value = ?)",
-	ContentIndex:    " INDEXED BY patterns_content_hash",
-	CacheStatements: true,
-	CacheAggregates: true,
-	FullText:        FTS5,
+	Name:             "sqlite",
+	TagMatch:         "EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.value = ?)",
+	ContentIndex:     " INDEXED BY patterns_content_hash",
+	OutcomeTaskIndex: " INDEXED BY outcomes_task",
+	CacheStatements:  true,
+	CacheAggregates:  true,
+	FullText:         FTS5,
 }
 
 // Postgres is the dialect of PostgreSQL through pgx.
@@ -73,6 +82,8 @@ var Postgres = Dialect{
 	ForUpdate: " FOR UPDATE",
 	TagMatch:  "(tags::jsonb @> jsonb_build_array(?::text))",
 	FullText:  PostingTable,
+
+	ShardedCriteria: true,
 }
 
 // rebind rewrites "?" placeholders into "$n" for numbered dialects. Queries
@@ -374,11 +385,22 @@ func likePattern(s string) string {
 	return "%" + r.Replace(s) + "%"
 }
 
-// page appends LIMIT/OFFSET clauses.
+// maxLiteralLimit bounds the limits written into the SQL text (see page).
+const maxLiteralLimit = 1000
+
+// page appends LIMIT/OFFSET clauses. A limit up to maxLiteralLimit (every
+// page size the API accepts) is written as a literal: SQLite's planner
+// looks at a bound LIMIT's value, so a statement with "LIMIT ?" is
+// re-prepared on every execution, which costs more than the lookup it
+// limits (a task's outcome on the write path).
 func page(q string, args []any, limit, offset int) (string, []any) {
 	if limit > 0 {
-		q += " LIMIT ?"
-		args = append(args, limit)
+		if limit <= maxLiteralLimit {
+			q += " LIMIT " + strconv.Itoa(limit)
+		} else {
+			q += " LIMIT ?"
+			args = append(args, limit)
+		}
 		if offset > 0 {
 			q += " OFFSET ?"
 			args = append(args, offset)

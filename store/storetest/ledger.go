@@ -67,6 +67,34 @@ func testLedger(t *testing.T, setup setupFunc) {
 		}
 	})
 
+	t.Run("LockKeySerialises", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		now := at(5)
+		errs := together(workers, func(i int) error {
+			return b.s.Update(b.ctx, func(tx store.Tx) error {
+				if err := tx.LockKey(b.ctx, "p", "outcome/task-1"); err != nil {
+					return err
+				}
+				// an unlocked read-modify-write, made safe by the key
+				c, err := tx.GetCriterion(b.ctx, "p", "type_safe")
+				if errors.Is(err, store.ErrNotFound) {
+					c, err = learning.Criterion{Project: "p", Name: "type_safe", CreatedAt: now, UpdatedAt: now}, nil
+				}
+				if err != nil {
+					return err
+				}
+				c.NeutralCount++
+				return tx.PutCriterion(b.ctx, c)
+			})
+		})
+		requireNoErrors(t, "LockKey", errs)
+		c, err := get(b, func(tx store.Tx) (learning.Criterion, error) { return tx.GetCriterion(b.ctx, "p", "type_safe") })
+		if err != nil || c.NeutralCount != workers {
+			t.Errorf("count %d (%v) after %d transactions serialised by one key, want %d", c.NeutralCount, err, workers, workers)
+		}
+	})
+
 	t.Run("DeleteOutcomeAndFeedback", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

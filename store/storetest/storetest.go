@@ -87,6 +87,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Trace", func(t *testing.T) { testTrace(t, setup) })
 	t.Run("Team", func(t *testing.T) { testTeam(t, setup) })
 	t.Run("TeamRuns", func(t *testing.T) { testTeamRuns(t, setup) })
+	t.Run("CriterionEvents", func(t *testing.T) { testCriterionEvents(t, setup) })
 }
 
 type setupFunc func(t *testing.T) *bundle

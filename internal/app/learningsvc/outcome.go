@@ -202,7 +202,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 	now = app.Latest(now, s.env.Now())
 	// Serialise the outcomes of one task (PostgreSQL: concurrent recorders
 	// of the same task wait here until the first commits).
-	if _, err := tx.MarkEvent(ctx, o.Project, "outcome/"+o.TaskID, now, 0); err != nil {
+	if err := tx.LockKey(ctx, o.Project, "outcome/"+o.TaskID); err != nil {
 		return nil, err
 	}
 	prev, err := taskOutcome(ctx, tx, o.Project, o.TaskID)
@@ -263,10 +263,23 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 	}
 	res.Outcome = o
 	// The outcome row holds its criterion feedback events
-	// (learning.FeedbackEvents). Shared rows come after it: patterns,
-	// and last the criteria every outcome of the project updates, so
-	// that the hottest row locks (PostgreSQL) are held for the shortest
-	// time.
+	// (learning.FeedbackEvents). Shared rows come after it: first the
+	// criteria every outcome of the project updates (AddCriterionEvent:
+	// concurrent writers do not wait for each other on PostgreSQL), and last
+	// the patterns, whose row locks (PostgreSQL) are then held for the
+	// shortest time.
+	for _, fb := range learning.FeedbackEvents(o) {
+		c, err := tx.AddCriterionEvent(ctx, fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays, now)
+		if err != nil {
+			return nil, err
+		}
+		w, err := s.weight(ctx, tx, c, now)
+		if err != nil {
+			return nil, err
+		}
+		res.Feedback = append(res.Feedback, fb)
+		res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
+	}
 	for _, r := range refs {
 		u, inv, err := s.observe(ctx, tx, r.pattern.ID, o.Project,
 			observation{id: outcomeFeedbackID(o.ID, r.pattern.ID), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
@@ -278,23 +291,6 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 		if inv != nil {
 			res.Inversions = append(res.Inversions, *inv)
 		}
-	}
-	for _, fb := range learning.FeedbackEvents(o) {
-		c, err := tx.LockCriterion(ctx, o.Project, fb.Criterion, now)
-		if err != nil {
-			return nil, err
-		}
-		c.Apply(fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays)
-		c.UpdatedAt = now
-		if err := tx.PutCriterion(ctx, c); err != nil {
-			return nil, err
-		}
-		w, err := s.weight(ctx, tx, c, now)
-		if err != nil {
-			return nil, err
-		}
-		res.Feedback = append(res.Feedback, fb)
-		res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
 	}
 	return res, nil
 }
