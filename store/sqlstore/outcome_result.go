@@ -19,7 +19,7 @@ func scanOutcomeResult(s scanner) (store.OutcomeResult, error) {
 
 // OutcomeResults implements store.OutcomeStorage.
 func (t *Tx) OutcomeResults(ctx context.Context, project string, f store.OutcomeFilter) ([]store.OutcomeResult, error) {
-	where, args := outcomeWhere(project, f)
+	where, args := t.outcomeWhere(project, f)
 	q, args := page(`SELECT id, task_id, success, ts, recorded_at, inference`+where+` ORDER BY recorded_at DESC, id DESC`, args, f.Limit, f.Offset)
 	return many(ctx, t, "outcome results", scanOutcomeResult, q, args...)
 }
