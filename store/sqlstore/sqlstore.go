@@ -63,7 +63,9 @@ var SQLite = Dialect{
 	ContentIndex:    " INDEXED BY patterns_content_hash",
 	CacheStatements: true,
 	CacheAggregates: true,
-	FullText:        FTS5,
+	// The posting table since migration 12 (store/sqlite/migrations):
+	// FTS5's "scope AND term" walked the scope token's postings.
+	FullText: PostingTable,
 }
 
 // Postgres is the dialect of PostgreSQL through pgx.
