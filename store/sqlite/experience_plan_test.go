@@ -31,11 +31,10 @@ func TestExperienceQueryPlans(t *testing.T) {
 		want  []string // every one must appear in the plan
 		scan  string   // a SCAN allowed in the plan ("" for none)
 	}{
-		{`SELECT group_concat(rowid) FROM search_fts WHERE search_fts MATCH 'scope : "s1" AND body : "a"'`,
-			[]string{"VIRTUAL TABLE INDEX"}, "SCAN search_fts VIRTUAL TABLE"},
-		{`SELECT group_concat(rowid) FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH 'scope : "s1" AND body : "a"'
-			ORDER BY rowid DESC LIMIT 10)`,
-			[]string{"VIRTUAL TABLE INDEX"}, "SCAN search_fts VIRTUAL TABLE"},
+		{`SELECT ref_id FROM search_postings WHERE project = 'p' AND kind = 'memory' AND term = 'a'`,
+			[]string{"PRIMARY KEY (project=? AND kind=? AND term=?)"}, ""},
+		{`SELECT ref_id FROM search_postings WHERE project = 'p' AND kind = 'memory' AND term = 'a' ORDER BY ref_id DESC LIMIT 5`,
+			[]string{"PRIMARY KEY (project=? AND kind=? AND term=?)"}, "TEMP B-TREE"},
 		{`SELECT ref_id, body FROM search_docs WHERE id IN (1, 2, 3)`, []string{"INTEGER PRIMARY KEY (rowid=?)"}, ""},
 		{`SELECT term, docs FROM search_terms WHERE project = 'p' AND kind = 'memory' AND term IN ('a', 'b')`,
 			[]string{"PRIMARY KEY (project=? AND kind=? AND term=?)"}, ""},

@@ -163,8 +163,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 
 // backfill is the Go migration filling the full-text statistics from the
 // existing documents (sqlstore.BackfillSearchTerms); undone with the tables.
+// At version 6 the database still matches through FTS5 (the posting table
+// comes with migration 12, which fills it), so the backfill runs with the
+// dialect of that time.
 var backfill = goose.WithGoMigrations(goose.NewGoMigration(sqlstore.BackfillMigration,
-	&goose.GoFunc{RunTx: sqlstore.BackfillMigrationFunc(sqlstore.SQLite)},
+	&goose.GoFunc{RunTx: sqlstore.BackfillMigrationFunc(fts5Dialect())},
 	&goose.GoFunc{RunTx: func(context.Context, *sql.Tx) error { return nil }}))
 
 func migrate(ctx context.Context, db *sql.DB) error {
@@ -436,4 +439,11 @@ func init() {
 	store.Register("memory", func(ctx context.Context, _ string) (store.Store, error) {
 		return OpenEphemeral(ctx)
 	})
+}
+
+// fts5Dialect is the SQLite dialect as it was before migration 12.
+func fts5Dialect() sqlstore.Dialect {
+	d := sqlstore.SQLite
+	d.FullText = sqlstore.FTS5
+	return d
 }

@@ -86,6 +86,14 @@ func (t *Tx) PutSearchDoc(ctx context.Context, project string, kind experience.I
 			ON CONFLICT (project, kind, ref_id) DO UPDATE SET body = excluded.body`,
 			project, string(kind), refID, searchScope(project, kind), body)
 	case PostingTable:
+		if t.d.Name == SQLite.Name {
+			// SQLite's search_docs keeps its scope column (NOT NULL) from
+			// the FTS5 era: migration 12's Down rebuilds FTS5 from it.
+			_, err = t.exec(ctx, `INSERT INTO search_docs (project, kind, ref_id, scope, body) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (project, kind, ref_id) DO UPDATE SET body = excluded.body`,
+				project, string(kind), refID, searchScope(project, kind), body)
+			break
+		}
 		_, err = t.exec(ctx, `INSERT INTO search_docs (project, kind, ref_id, body) VALUES (?, ?, ?, ?)
 			ON CONFLICT (project, kind, ref_id) DO UPDATE SET body = excluded.body`,
 			project, string(kind), refID, body)

@@ -72,7 +72,9 @@ var SQLite = Dialect{
 	OutcomeTaskIndex: " INDEXED BY outcomes_task",
 	CacheStatements:  true,
 	CacheAggregates:  true,
-	FullText:         FTS5,
+	// The posting table since migration 12 (store/sqlite/migrations):
+	// FTS5's "scope AND term" walked the scope token's postings.
+	FullText: PostingTable,
 }
 
 // Postgres is the dialect of PostgreSQL through pgx.
