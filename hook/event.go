@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kaizenhq/kaizen/internal/app"
 )
 
 // Client is a coding agent kaizen integrates with.
@@ -314,6 +316,11 @@ func Parse(c Client, name string, data []byte) (Event, error) {
 	}
 	if p == nil {
 		return Event{}, fmt.Errorf("the %s %s payload is null, not a JSON object", c, name)
+	}
+	// the engine's one set of rules for every input: valid UTF-8 (never
+	// repaired), no duplicate keys, bounded nesting
+	if err := app.CheckJSON(data, "hook"); err != nil {
+		return Event{}, fmt.Errorf("the %s %s payload is refused: %w", c, name, err)
 	}
 	ev := Event{Client: c, Name: name, Kind: spec.kind}
 	interrupted := false

@@ -89,4 +89,5 @@ func exerciseDataTools(t *testing.T, b *testBundle) {
 	id := sub.Experience.Heuristics[0].HeuristicID
 	b.ok("edit_heuristic", map[string]any{"heuristic_id": id, "rule": "Read the schema first."}, nil)
 	b.ok("forget", map[string]any{"kind": "heuristic", "id": id}, nil)
+	b.ok("gc", map[string]any{}, nil)
 }

@@ -69,3 +69,9 @@ fi
 
 echo "== go test -race"
 go test -race -count=1 -timeout 20m ./...
+
+# In CI, every fuzz target also runs for a bounded time (scripts/fuzz.sh).
+if [ -n "${CI:-}" ]; then
+  echo "== fuzz"
+  scripts/fuzz.sh
+fi

@@ -172,6 +172,13 @@ func mergeProject(op, fromQuery string, body *string) error {
 	case *body != fromQuery:
 		return invalidRequest(op, "project", "the query names project %q and the body %q", fromQuery, *body)
 	}
+	// Checked here too, for the actions that do not use the project (a
+	// replay, running jobs): every input is bounded, used or not.
+	if *body != "" {
+		if err := kaizen.ValidProject(*body); err != nil {
+			return invalidRequest(op, "project", "%v", err)
+		}
+	}
 	return nil
 }
 

@@ -12,7 +12,7 @@ const healthzPattern = "GET /healthz"
 // docs/api.md). Other surfaces mount their routes with Server.Handle.
 func (s *Server) apiRoutes() []Route {
 	routes := []Route{{Pattern: healthzPattern, Handler: http.HandlerFunc(s.healthz), Public: true}}
-	for _, group := range [][]Route{s.learningRoutes(), s.taskRoutes(), s.exploreRoutes(), s.experienceRoutes(), s.jobRoutes(), s.dataRoutes(), s.curveRoutes(), s.traceRoutes(), s.teamRoutes()} {
+	for _, group := range [][]Route{s.learningRoutes(), s.taskRoutes(), s.exploreRoutes(), s.experienceRoutes(), s.jobRoutes(), s.dataRoutes(), s.curveRoutes(), s.traceRoutes(), s.teamRoutes(), s.gcRoutes()} {
 		routes = append(routes, group...)
 	}
 	return routes

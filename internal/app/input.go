@@ -46,6 +46,16 @@ func DecodeStrict(r io.Reader, v any, op string) error {
 	return DecodeJSON(data, v, op)
 }
 
+// CheckJSON checks what DecodeJSON checks before decoding, for callers
+// that decode on their own (hook payloads): valid UTF-8, no key given twice
+// in an object, nesting within MaxJSONDepth.
+func CheckJSON(data []byte, op string) error {
+	if !utf8.Valid(data) {
+		return &Error{Op: op, Kind: KindInvalid, Message: "input is not valid UTF-8"}
+	}
+	return checkJSONShape(data, op)
+}
+
 // MaxJSONDepth bounds the nesting of objects and arrays in an input.
 const MaxJSONDepth = 64
 

@@ -410,6 +410,9 @@ func (s *Service) ListOutcomes(ctx context.Context, q OutcomeQuery) (*OutcomeLis
 	if err != nil {
 		return nil, err
 	}
+	if err := app.CheckQuery(op, "bead_id", q.TaskID); err != nil {
+		return nil, err
+	}
 	limit, err := app.PageLimit(op, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err

@@ -323,6 +323,11 @@ async function experienceScenario() {
   const forgot = await ok("forget", { kind: "heuristic", id: hid });
   assert.equal(forgot.data.forgotten.id, hid);
   await fail("forget", { kind: "heuristic", id: hid }, "not_found");
+  // The retention policy applied on demand (the recalls above are kept:
+  // they are recent and few).
+  const gc = await ok("gc", {});
+  assert.equal(gc.data.recalls_pruned, 0, gc.text);
+  assert.equal(gc.data.policy.recall_items, "injected", gc.text);
 }
 
 // The team engine: a team, a task claimed under a lease, reported with its
