@@ -250,13 +250,14 @@ func TestTraceScheduledReviews(t *testing.T) {
 		if err != nil || out.Created || out.Review.ID != r.ID {
 			t.Errorf("manual re-run: %v %+v", err, out)
 		}
-		// crash in the middle: the next day's job is claimed by a runner
-		// that dies; after its lease the next runner finishes it once.
-		b.clock.Advance(day)
+		// crash in the middle: a trace of the second day queues that day's
+		// review; the job is claimed by a runner that dies; after its
+		// lease the next runner finishes it, once.
+		feed(t, b, "s3", cmdEvent(time.Time{}, "go test ./...", 0, "ok"))
+		b.clock.Set(start.Truncate(day).Add(2*day + time.Minute))
 		st := b.e.Store()
 		now := b.clock.Now()
 		var claimed []store.Job
-		enqueueToday(t, b)
 		if err := st.Update(ctx, func(tx store.Tx) error {
 			var err error
 			claimed, err = tx.ClaimJobs(ctx, []string{tracesvc.KindReviewDaily}, "dead-runner", now, time.Minute, 10)
@@ -282,22 +283,6 @@ func TestTraceScheduledReviews(t *testing.T) {
 			t.Errorf("the interrupted job: %v %+v", err, j)
 		}
 	})
-}
-
-func enqueueToday(t *testing.T, b *bundle) {
-	t.Helper()
-	// today's daily job, as the runner's EnqueuePeriodic would add it
-	// (same unique key), so that a "dead runner" can claim it first
-	if err := b.e.Store().Update(ctx, func(tx store.Tx) error {
-		start := b.clock.Now().UTC().Truncate(24 * time.Hour)
-		args, _ := json.Marshal(map[string]any{"period_start": start, "period": "daily"})
-		_, err := tx.EnqueueJob(ctx, store.Job{ID: "job-daily-test", Kind: tracesvc.KindReviewDaily, Args: args,
-			UniqueKey: tracesvc.KindReviewDaily + "@" + start.Format(time.RFC3339), State: store.JobAvailable,
-			RunAt: start, MaxAttempts: 4, CreatedAt: b.clock.Now()}, store.EnqueueKeep)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func dailyReviews(t *testing.T, b *bundle) []kaizen.TraceReview {

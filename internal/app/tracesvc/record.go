@@ -237,6 +237,9 @@ func (s *Service) learnFromWarning(ctx context.Context, tx store.Tx, project str
 // execution records, the skill's statistics, and the failure patterns a
 // recovered chain teaches. It returns the patterns created or changed.
 func (s *Service) closed(ctx context.Context, tx store.Tx, project string, t trace.ExecutionTrace, now time.Time) ([]trace.FailurePattern, error) {
+	if err := scheduleReviews(ctx, tx, project, now); err != nil {
+		return nil, err
+	}
 	if recs := trace.RecordsFromTrace(&t); len(recs) > 0 {
 		if err := tx.InsertExecutionRecords(ctx, project, recs); err != nil {
 			return nil, err

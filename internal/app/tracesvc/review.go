@@ -323,27 +323,42 @@ func slimAttempts(as []trace.Attempt) []trace.Attempt {
 	return as
 }
 
-// scheduledJob is the handler of a periodic review: it reviews, for every
-// project holding traces, the period that ended when the job's period
-// started. A project reviewed already is skipped, so a job that restarts
-// after a crash finishes the others.
+// scheduledArgs are the arguments of a scheduled review job.
+type scheduledArgs struct {
+	Project string    `json:"project"`
+	End     time.Time `json:"end"`
+}
+
+// scheduleReviews enqueues, in the transaction of a trace that closed, the
+// daily and weekly reviews of the periods the trace is in: due when each
+// period ends, one job per project and period (a job that exists is kept).
+func scheduleReviews(ctx context.Context, tx store.Tx, project string, now time.Time) error {
+	for _, k := range []struct {
+		kind   string
+		period jobs.Period
+	}{{KindReviewDaily, jobs.Daily}, {KindReviewWeekly, jobs.Weekly}} {
+		end := k.period.Next(now)
+		if _, err := jobs.Enqueue(ctx, tx, now, jobs.Request{Kind: k.kind, Args: scheduledArgs{Project: project, End: end},
+			RunAt: end, UniqueKey: k.kind + "/" + project + "@" + end.Format(time.RFC3339), Mode: store.EnqueueKeep}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scheduledJob is the handler of a scheduled review job: it reviews the
+// project's period that ended at the job's end. The review is idempotent
+// per period, so a job that restarts after a crash changes nothing more.
 func (s *Service) scheduledJob(kind string) jobs.Handler {
 	return func(ctx context.Context, j jobs.Job) error {
-		var a struct {
-			PeriodStart time.Time `json:"period_start"`
-		}
+		var a scheduledArgs
 		if err := j.Decode(&a); err != nil {
 			return err
 		}
-		projects, err := s.env.Projects(ctx)
-		if err != nil {
-			return err
+		_, err := s.RunScheduledReview(ctx, ScheduledReviewInput{Project: a.Project, Kind: kind, End: a.End})
+		if app.KindOf(err) == app.KindInvalid {
+			return jobs.Permanent(err)
 		}
-		for _, p := range projects {
-			if _, err := s.RunScheduledReview(ctx, ScheduledReviewInput{Project: p, Kind: kind, End: a.PeriodStart}); err != nil {
-				return fmt.Errorf("%s review of %s: %w", kind, p, err)
-			}
-		}
-		return nil
+		return err
 	}
 }

@@ -73,13 +73,14 @@ func New(env *app.Env, opts Options) *Service {
 func (s *Service) Config() trace.Config { return s.cfg }
 
 // Register registers the service's job kinds with a runner: the task-end
-// review and the daily and weekly scheduled reviews.
+// review and the daily and weekly scheduled reviews. A scheduled review is
+// enqueued per project and period when a trace of the project closes in the
+// period (scheduleReviews), due when the period ends, under a unique key per
+// project and period: a project without traces gets no review jobs.
 func (s *Service) Register(r *jobs.Runner) {
 	r.Register(jobs.Kind{Name: KindReviewTask, Handler: s.reviewTaskJob})
 	r.Register(jobs.Kind{Name: KindReviewDaily, Handler: s.scheduledJob(ReviewDaily)})
 	r.Register(jobs.Kind{Name: KindReviewWeekly, Handler: s.scheduledJob(ReviewWeekly)})
-	r.Every(jobs.Periodic{Kind: KindReviewDaily, Period: jobs.Daily})
-	r.Every(jobs.Periodic{Kind: KindReviewWeekly, Period: jobs.Weekly})
 }
 
 // invalid turns a validation error of package trace into the engine's
