@@ -524,10 +524,7 @@ func (s *Service) inRunTx(ctx context.Context, op string, fn func(ctx context.Co
 	return s.env.Update(ctx, op, func(tx store.Tx) error {
 		q := &runQueue{now: s.env.Now()}
 		rctx := context.WithValue(ctx, runCtxKey{}, q)
-		if err := fn(rctx, tx, q); err != nil {
-			return err
-		}
-		return s.drain(rctx, tx, "", q)
+		return fn(rctx, tx, q) // fn drains the queue in its project
 	})
 }
 
