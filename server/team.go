@@ -106,10 +106,14 @@ func (s *Server) teamRoutes() []Route {
 		api("POST /api/v1/runs/{run}/cancel", bodyActionWith(s, "cancel pattern run", http.StatusOK,
 			func(in *runCancelInput) *string { return &in.Project },
 			func(r *http.Request, in *runCancelInput) error { in.Run = r.PathValue("run"); return nil },
-			func(ctx context.Context, in runCancelInput) (*kaizen.RunInfo, error) { return e.CancelRun(ctx, in.Project, in.Run, in.Reason) })),
+			func(ctx context.Context, in runCancelInput) (*kaizen.RunInfo, error) {
+				return e.CancelRun(ctx, in.Project, in.Run, in.Reason)
+			})),
 		api("POST /api/v1/runs/{run}/reply", bodyActionWith(s, "reply to pattern run", http.StatusOK,
 			func(in *kaizen.RunReplyInput) *string { return &in.Project },
-			func(r *http.Request, in *kaizen.RunReplyInput) error { return pathRef(r, "reply to pattern run", "run", &in.Run) }, e.ReplyRun)),
+			func(r *http.Request, in *kaizen.RunReplyInput) error {
+				return pathRef(r, "reply to pattern run", "run", &in.Run)
+			}, e.ReplyRun)),
 		api("POST /api/v1/patterns/select", bodyAction(s, "select patterns", http.StatusOK,
 			func(in *kaizen.SelectInput) *string { return &in.Project }, e.SelectPatterns)),
 	}
