@@ -142,3 +142,55 @@ func (e *Engine) TeamEvents(ctx context.Context, project, teamName, subject stri
 func (e *Engine) RunWorker(ctx context.Context, o WorkerOptions) (WorkerStats, error) {
 	return e.team.RunWorker(ctx, o)
 }
+
+// Types of the collaboration pattern runs.
+type (
+	StartRunInput   = teamsvc.StartRunInput
+	RunInfo         = teamsvc.RunInfo
+	RunQuery        = teamsvc.RunQuery
+	RunSummary      = teamsvc.RunSummary
+	RunReplyInput   = teamsvc.ReplyInput
+	SelectInput     = teamsvc.SelectInput
+	RunOutcomeInput = teamsvc.OutcomeArgs
+)
+
+// StartRun starts a collaboration pattern run (CP-1 … CP-10) on a team.
+func (e *Engine) StartRun(ctx context.Context, in StartRunInput) (*RunInfo, error) {
+	return e.team.StartRun(ctx, in)
+}
+
+// GetRun returns a pattern run with its state diagram and event log.
+func (e *Engine) GetRun(ctx context.Context, project, id string) (*RunInfo, error) {
+	return e.team.GetRun(ctx, project, id)
+}
+
+// ListRuns lists pattern runs.
+func (e *Engine) ListRuns(ctx context.Context, q RunQuery) ([]RunSummary, error) {
+	return e.team.ListRuns(ctx, q)
+}
+
+// CancelRun ends a pattern run from outside.
+func (e *Engine) CancelRun(ctx context.Context, project, id, reason string) (*RunInfo, error) {
+	return e.team.CancelRun(ctx, project, id, reason)
+}
+
+// ReplyRun answers a question a pattern run asked the user.
+func (e *Engine) ReplyRun(ctx context.Context, in RunReplyInput) (*RunInfo, error) {
+	return e.team.Reply(ctx, in)
+}
+
+// SelectPatterns applies the seed's pattern selection rules and ranks the
+// patterns by the project's past run outcomes.
+func (e *Engine) SelectPatterns(ctx context.Context, in SelectInput) (*team.Selection, error) {
+	return e.team.SelectPatterns(ctx, in)
+}
+
+// recordRunOutcome records a finished pattern run (or a post-mortem's
+// learning) as an outcome of the learning system.
+func (e *Engine) recordRunOutcome(ctx context.Context, a RunOutcomeInput) error {
+	d, errs, retries, ok := a.DurationMs, a.Errors, a.Retries, a.Success
+	_, err := e.learning.RecordOutcome(ctx, OutcomeInput{Project: a.Project, TaskID: a.ID, DurationMs: &d, ErrorCount: &errs,
+		RetryCount: &retries, Success: &ok, Strategy: a.Strategy, Patterns: a.Patterns, Task: a.Task, Tags: a.Tags,
+		FailureDetails: a.Failure})
+	return err
+}

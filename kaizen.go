@@ -103,6 +103,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	})
 	e.explore = exploresvc.New(env)
 	e.team = teamsvc.New(env)
+	e.team.Wake = runner.Wake
+	runner.Register(e.team.TimerJob())
+	runner.Register(teamsvc.OutcomeJob(e.recordRunOutcome))
 	e.backup = backupsvc.New(env, e.learning, e.experience, Version)
 	e.digest = digestsvc.New(env, e.learning, e.experience)
 	if err := e.learning.CheckHalfLives(ctx); err != nil {

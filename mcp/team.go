@@ -279,6 +279,7 @@ func teamTools() []*toolDef {
 	}, func(r ackResult) string { return fmt.Sprintf("%d messages updated.\n", len(r.Deliveries)) })
 
 	all := []*toolDef{create, show, list, dissolve, taskCreate, taskUpdate, taskList, taskGet, claim, heartbeat, report, send, inbox, ack}
+	all = append(all, runTools()...)
 	for _, d := range all {
 		anyJSON(d.output, "")
 		anyJSON(d.input, "object")
@@ -294,7 +295,7 @@ func teamTools() []*toolDef {
 
 // rawJSON names the properties that hold free JSON (json.RawMessage infers
 // as an array of bytes): their schema accepts any JSON value.
-var rawJSON = map[string]bool{"data": true, "metadata": true, "result": true}
+var rawJSON = map[string]bool{"data": true, "metadata": true, "result": true, "input": true, "event": true, "commands": true}
 
 // anyJSON retypes the free-JSON properties of a schema, at every depth, as
 // typ ("" for any JSON value).
@@ -357,4 +358,110 @@ func taskText(t team.Task) string {
 		s += "Result: " + oneLine(string(t.Result)) + "\n"
 	}
 	return s
+}
+
+type runRef struct {
+	Project string `json:"project,omitempty"`
+	Run     string `json:"run"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+type runList struct {
+	Runs []kaizen.RunSummary `json:"runs"`
+}
+
+var runField = field{desc: "Id of the pattern run.", required: true}
+
+// runTools are the collaboration pattern tools (issue 16).
+func runTools() []*toolDef {
+	start := define(toolDef{
+		name: "team_start_pattern", title: "Start a collaboration pattern",
+		description: "Start a collaboration pattern run on a team: CP-1 Linear Pipeline, CP-2 Review-Fix Cycle, CP-3 Fan-out/Fan-in, " +
+			"CP-4 Consensus Gate, CP-5 Escalation Chain, CP-6 Incremental Delivery, CP-7 Swarming, CP-8 Consulting, CP-9 Dual-Track, " +
+			"CP-10 Post-Mortem. The run creates tasks and messages for the members and advances on their reports, messages and timers.",
+		effect: additive,
+		fields: map[string]field{"team": teamNameField,
+			"pattern": {desc: "Pattern id.", required: true, enum: []string{"CP-1", "CP-2", "CP-3", "CP-4", "CP-5", "CP-6", "CP-7", "CP-8", "CP-9", "CP-10"}},
+			"input":   {desc: "The pattern's input, e.g. CP-2 {\"artifact\": \"login.go\"}, CP-4 {\"proposal\": {\"id\", \"title\"}, \"voters\": [...]} (see docs/team.md)."},
+			"config":  {desc: "Overrides of the seed's numbers (max rounds, timeouts, ratios); omit for the seed's defaults."},
+			"subject": {desc: "What the work is about (kept with the run's outcome)."}},
+	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.StartRunInput) (kaizen.RunInfo, error) {
+		return deref(e.StartRun(ctx, in))
+	}, runInfoText)
+
+	state := define(toolDef{
+		name: "team_run_state", title: "Pattern run state",
+		description: "Show a pattern run: its current state in the pattern's state diagram, iteration against its maximum, deadlines (timers), " +
+			"the tasks it created, the questions it asked and every decision with its cause.",
+		effect: readOnly, fields: map[string]field{"run": runField, "reason": {desc: "Unused here."}},
+	}, func(ctx context.Context, e *kaizen.Engine, in runRef) (kaizen.RunInfo, error) {
+		return deref(e.GetRun(ctx, in.Project, in.Run))
+	}, runInfoText)
+
+	list := define(toolDef{
+		name: "team_run_list", title: "List pattern runs", description: "List the project's collaboration pattern runs, oldest first, with their state and outcome.",
+		effect: readOnly,
+		fields: map[string]field{"team": {desc: "Only this team's runs."}, "pattern": {desc: "Only this pattern (CP-n)."},
+			"active_only": {desc: "Only runs that have not finished."}},
+	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.RunQuery) (runList, error) {
+		rs, err := e.ListRuns(ctx, in)
+		return runList{Runs: rs}, err
+	}, func(l runList) string {
+		var b strings.Builder
+		for _, r := range l.Runs {
+			fmt.Fprintf(&b, "%s %s %s iteration %d/%d\n", r.ID, r.Pattern, r.State, r.Iteration, r.Max)
+		}
+		if b.Len() == 0 {
+			return "No pattern runs.\n"
+		}
+		return b.String()
+	})
+
+	cancel := define(toolDef{
+		name: "team_run_cancel", title: "Cancel a pattern run",
+		description: "Cancel a pattern run: its open tasks, timers and child runs are cancelled and its outcome is recorded as failed.",
+		effect:      destructive, fields: map[string]field{"run": runField, "reason": {desc: "Why (recorded)."}},
+	}, func(ctx context.Context, e *kaizen.Engine, in runRef) (kaizen.RunInfo, error) {
+		return deref(e.CancelRun(ctx, in.Project, in.Run, in.Reason))
+	}, runInfoText)
+
+	sel := define(toolDef{
+		name: "team_select_pattern", title: "Choose collaboration patterns",
+		description: "Choose the collaboration patterns for a task with the seed's rules (task type, complexity, risk, team size, expert) " +
+			"and see every pattern ranked by how its past runs in this project ended.",
+		effect: readOnly,
+		fields: map[string]field{"task_type": {desc: "feature, bugfix, review, test, refactor …", required: true},
+			"complexity": {desc: "Low, Medium or High.", required: true}, "risk_level": {desc: "low, medium or high.", required: true},
+			"team_size": intField("Members available.", 0, 64), "has_expert": {desc: "A specialist is available."}},
+	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.SelectInput) (team.Selection, error) {
+		return deref(e.SelectPatterns(ctx, in))
+	}, func(s team.Selection) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Patterns by the seed's rules: %v\nPast runs in this project:\n", s.Patterns)
+		for _, r := range s.Ranking {
+			fmt.Fprintf(&b, "- %s %s: score %.2f over %d runs\n", r.Pattern, r.Pattern.Name(), r.Score, r.Runs)
+		}
+		return b.String()
+	})
+	return []*toolDef{start, state, list, cancel, sel}
+}
+
+func runInfoText(r kaizen.RunInfo) string {
+	var b strings.Builder
+	run := r.Run
+	fmt.Fprintf(&b, "Run %s: %s %s on team %s, state %s, iteration %d/%d.\n", run.ID, run.Pattern, r.Name, run.Team, run.State, run.Iteration, run.MaxIterations)
+	if o := run.Outcome; o != nil {
+		fmt.Fprintf(&b, "Finished %s: %s\n", o.Status, oneLine(o.Summary))
+	}
+	for name, at := range run.Timers {
+		fmt.Fprintf(&b, "Timer %s at %s\n", name, at.Format("15:04:05"))
+	}
+	for key, a := range run.Asks {
+		fmt.Fprintf(&b, "Question %s for the user: %s\n", key, oneLine(a.Question))
+	}
+	if n := len(run.Decisions); n > 0 {
+		d := run.Decisions[n-1]
+		fmt.Fprintf(&b, "Last decision: %s → %s (%s): %s\n", d.From, d.To, d.Event, oneLine(d.Reason))
+	}
+	return b.String()
 }

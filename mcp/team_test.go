@@ -22,11 +22,16 @@ func init() {
 	wantRequired["team_send"] = []string{"team", "from", "to", "type"}
 	wantRequired["team_inbox"] = []string{"team", "member"}
 	wantRequired["team_ack"] = []string{"team", "member", "seqs"}
+	wantRequired["team_start_pattern"] = []string{"team", "pattern"}
+	wantRequired["team_run_state"] = []string{"run"}
+	wantRequired["team_run_list"] = nil
+	wantRequired["team_run_cancel"] = []string{"run"}
+	wantRequired["team_select_pattern"] = []string{"task_type", "complexity", "risk_level"}
 }
 
 // teamWriters are the team tools that change stored state.
 var teamWriters = []string{"team_create", "team_dissolve", "team_task_create", "team_task_update",
-	"team_claim", "team_heartbeat", "team_report", "team_send", "team_inbox", "team_ack"}
+	"team_claim", "team_heartbeat", "team_report", "team_send", "team_inbox", "team_ack", "team_start_pattern", "team_run_cancel"}
 
 // exerciseTeamTools runs a small team through the tools: create, task,
 // claim, heartbeat, report, message, inbox, ack, dissolve.
@@ -58,5 +63,11 @@ func exerciseTeamTools(t *testing.T, b *testBundle) {
 		t.Fatalf("inbox %+v", inbox)
 	}
 	b.ok("team_ack", map[string]any{"team": "crew", "member": "ann", "seqs": []int64{inbox.Items[0].Message.Seq}}, nil)
+	var run kaizen.RunInfo
+	b.ok("team_start_pattern", map[string]any{"team": "crew", "pattern": "CP-2", "input": map[string]any{"artifact": "login.go", "reviewer": "executor"}}, &run)
+	b.ok("team_run_state", map[string]any{"run": run.Run.ID}, nil)
+	b.ok("team_run_list", map[string]any{"team": "crew"}, nil)
+	b.ok("team_run_cancel", map[string]any{"run": run.Run.ID, "reason": "test"}, nil)
+	b.ok("team_select_pattern", map[string]any{"task_type": "feature", "complexity": "high", "risk_level": "low"}, nil)
 	b.ok("team_dissolve", map[string]any{"team": "crew"}, nil)
 }

@@ -97,7 +97,33 @@ func (s *Server) teamRoutes() []Route {
 			after, err := q.integer("after", 0, 1<<62)
 			return teamEventQuery{project: q.str("project"), team: teamName, subject: q.str("subject"), after: int64(after), limit: limit}, err
 		}, "project", "subject", "after", "limit")),
+		api("POST /api/v1/teams/{team}/runs", teamBody(s, "start pattern run", func(in *kaizen.StartRunInput) (*string, *string) { return &in.Project, &in.Team }, e.StartRun)),
+		api("GET /api/v1/runs", listAction(s, "list pattern runs", e.ListRuns, func(q query, limit, _ int) (kaizen.RunQuery, error) {
+			active, err := q.boolean("active")
+			return kaizen.RunQuery{Project: q.str("project"), Team: q.str("team"), Pattern: q.str("pattern"), ActiveOnly: active, Limit: limit}, err
+		}, "project", "team", "pattern", "active", "limit")),
+		api("GET /api/v1/runs/{run}", pathAction(s, "show pattern run", "run", e.GetRun)),
+		api("POST /api/v1/runs/{run}/cancel", bodyActionWith(s, "cancel pattern run", http.StatusOK,
+			func(in *runCancelInput) *string { return &in.Project },
+			func(r *http.Request, in *runCancelInput) error { in.Run = r.PathValue("run"); return nil },
+			func(ctx context.Context, in runCancelInput) (*kaizen.RunInfo, error) {
+				return e.CancelRun(ctx, in.Project, in.Run, in.Reason)
+			})),
+		api("POST /api/v1/runs/{run}/reply", bodyActionWith(s, "reply to pattern run", http.StatusOK,
+			func(in *kaizen.RunReplyInput) *string { return &in.Project },
+			func(r *http.Request, in *kaizen.RunReplyInput) error {
+				return pathRef(r, "reply to pattern run", "run", &in.Run)
+			}, e.ReplyRun)),
+		api("POST /api/v1/patterns/select", bodyAction(s, "select patterns", http.StatusOK,
+			func(in *kaizen.SelectInput) *string { return &in.Project }, e.SelectPatterns)),
 	}
+}
+
+// runCancelInput is the body of a run cancellation.
+type runCancelInput struct {
+	Project string `json:"project,omitempty"`
+	Run     string `json:"-"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 type teamListQuery struct {

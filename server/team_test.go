@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,34 @@ func TestTeamOverREST(t *testing.T) {
 	b.must(b.post("/api/v1/teams/alpha/dissolve", nil), http.StatusOK)
 	if e := b.post("/api/v1/teams/alpha/claim", map[string]any{"member": "ann"}).errorOf(t); e.Error.Code != "conflict" {
 		t.Fatalf("claim in a dissolved team: %+v", e)
+	}
+}
+
+func TestPatternRunsOverREST(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	agent := map[string]any{"kind": "agent"}
+	b.must(b.post("/api/v1/teams", map[string]any{"name": "alpha", "members": []any{
+		map[string]any{"name": "ann", "role": "executor", "worker": agent}, map[string]any{"name": "rev", "role": "reviewer", "worker": agent}}}), http.StatusCreated)
+	run := b.must(b.post("/api/v1/teams/alpha/runs", map[string]any{"pattern": "CP-2", "input": map[string]any{"artifact": "login.go"}}), http.StatusOK).json(t)
+	id := run["run"].(map[string]any)["id"].(string)
+	if run["run"].(map[string]any)["state"] != "REVIEW" || run["mermaid"] == "" {
+		t.Fatalf("run %v", run)
+	}
+	list := b.must(b.get("/api/v1/runs?team=alpha&active=true"), http.StatusOK).body
+	if !strings.Contains(string(list), id) {
+		t.Fatalf("list %s", list)
+	}
+	b.must(b.get("/api/v1/runs/"+id), http.StatusOK)
+	got := b.must(b.post("/api/v1/runs/"+id+"/cancel", map[string]any{"reason": "changed plans"}), http.StatusOK).json(t)
+	if got["finished"] != true {
+		t.Fatalf("cancelled run %v", got)
+	}
+	if e := b.post("/api/v1/teams/alpha/runs", map[string]any{"pattern": "CP-11"}).errorOf(t); e.Error.Code != "invalid_input" {
+		t.Fatalf("unknown pattern: %+v", e)
+	}
+	sel := b.must(b.post("/api/v1/patterns/select", map[string]any{"task_type": "review", "complexity": "low", "risk_level": "high"}), http.StatusOK).json(t)
+	if len(sel["patterns"].([]any)) != 4 {
+		t.Fatalf("selection %v", sel)
 	}
 }

@@ -30,7 +30,8 @@ func init() {
 
 func teamCommand(a *app) *cobra.Command {
 	return group("team", "Teams of agents: members and roles, a durable task graph with leases, a message bus",
-		teamCreateCommand(a), teamShowCommand(a), teamListCommand(a), teamDissolveCommand(a), teamTaskCommand(a))
+		teamCreateCommand(a), teamShowCommand(a), teamListCommand(a), teamDissolveCommand(a), teamTaskCommand(a),
+		teamRunCommand(a), teamSelectCommand(a))
 }
 
 func jsonArg(what, s string) (json.RawMessage, error) {
@@ -697,5 +698,207 @@ back) or, with --once, when no task is ready.`,
 	f.BoolVar(&o.Once, "once", false, "stop when no task is ready")
 	f.IntVar(&o.MaxTasks, "max-tasks", 0, "stop after this many tasks")
 	f.IntVar(&o.WaitSeconds, "wait", 0, "seconds each claim waits for a task (default 30)")
+	return cmd
+}
+
+// --- pattern runs (issue 16)
+
+func init() { register(runCommand) }
+
+func teamRunCommand(a *app) *cobra.Command {
+	var in kaizen.StartRunInput
+	var input, producer, reviewer, artifact string
+	cmd := &cobra.Command{
+		Use:   "run PATTERN --team T [--input JSON]",
+		Short: "Start a collaboration pattern run (CP-1 … CP-10) on a team",
+		Example: "  kaizen team run CP-2 --team web --artifact login.go --producer executor --reviewer reviewer\n" +
+			"  kaizen team run CP-4 --team web --input '{\"proposal\":{\"id\":\"p1\",\"title\":\"Use JWT\"},\"voters\":[\"v1\",\"v2\",\"v3\"]}'",
+		Args: exactArgs(1, "a pattern id (CP-1 … CP-10)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in.Project, in.Pattern = a.project, team.PatternID(strings.ToUpper(args[0]))
+			raw, err := jsonArg("input", input)
+			if err != nil {
+				return err
+			}
+			if raw == nil && (artifact != "" || producer != "" || reviewer != "") {
+				m := map[string]string{"artifact": artifact}
+				if producer != "" {
+					m["producer"] = producer
+				}
+				if reviewer != "" {
+					m["reviewer"] = reviewer
+				}
+				raw, _ = json.Marshal(m)
+			}
+			in.Input = raw
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := e.StartRun(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			return a.print(res, func(w io.Writer) error { printRun(w, res, false); return nil })
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&in.Team, "team", "", "the team")
+	f.StringVar(&input, "input", "", "the pattern's input as JSON (or @file; see docs/team.md)")
+	f.StringVar(&in.Subject, "subject", "", "what the work is about")
+	f.StringVar(&artifact, "artifact", "", "CP-2: what to review")
+	f.StringVar(&producer, "producer", "", "CP-2: the producer's role (default executor)")
+	f.StringVar(&reviewer, "reviewer", "", "CP-2: the reviewer's role (default reviewer)")
+	return cmd
+}
+
+func teamSelectCommand(a *app) *cobra.Command {
+	var in kaizen.SelectInput
+	cmd := &cobra.Command{
+		Use: "select --type T --complexity C --risk R", Short: "Choose collaboration patterns (seed rules) and rank them by past runs", Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in.Project = a.project
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, err := e.SelectPatterns(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			return a.print(s, func(w io.Writer) error {
+				fmt.Fprintf(w, "Patterns (seed rules): %v\n", s.Patterns)
+				for _, r := range s.Ranking {
+					fmt.Fprintf(w, "  %-6s %-24s score %.2f, %d runs\n", r.Pattern, r.Pattern.Name(), r.Score, r.Runs)
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&in.TaskType, "type", "feature", "task type: feature, bugfix, review, test …")
+	f.StringVar(&in.Complexity, "complexity", "medium", "low, medium or high")
+	f.StringVar(&in.RiskLevel, "risk", "low", "low, medium or high")
+	f.IntVar(&in.TeamSize, "size", 0, "team size")
+	f.BoolVar(&in.HasExpert, "expert", false, "a specialist is available")
+	return cmd
+}
+
+func runCommand(a *app) *cobra.Command {
+	return group("run", "Collaboration pattern runs: list, show, cancel, reply", runListCommand(a), runShowCommand(a), runCancelCommand(a), runReplyCommand(a))
+}
+
+func printRun(w io.Writer, r *kaizen.RunInfo, full bool) {
+	run := r.Run
+	fmt.Fprintf(w, "Run %s: %s %s on team %s\nState %s, iteration %d of %d\n", run.ID, run.Pattern, r.Name, run.Team, run.State, run.Iteration, run.MaxIterations)
+	if o := run.Outcome; o != nil {
+		fmt.Fprintf(w, "Finished %s: %s\n", o.Status, o.Summary)
+	}
+	for name, at := range run.Timers {
+		fmt.Fprintf(w, "Deadline %s at %s\n", name, at.Format(time.RFC3339))
+	}
+	for key, t := range run.Tasks {
+		fmt.Fprintf(w, "Task %s (%s): %s\n", key, t.Status, t.Subject)
+	}
+	for key, q := range run.Asks {
+		fmt.Fprintf(w, "Question %s: %s %v\n", key, q.Question, q.Options)
+	}
+	if full {
+		fmt.Fprintln(w, "Decisions:")
+		for _, d := range run.Decisions {
+			fmt.Fprintf(w, "  %s %s → %s (%s): %s\n", d.At.Format(time.RFC3339), d.From, d.To, d.Event, d.Reason)
+		}
+		fmt.Fprintf(w, "\n%s", r.Mermaid)
+	}
+}
+
+func runListCommand(a *app) *cobra.Command {
+	var q kaizen.RunQuery
+	cmd := &cobra.Command{
+		Use: "list", Short: "List pattern runs", Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q.Project = a.project
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rs, err := e.ListRuns(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			return a.print(rs, func(w io.Writer) error {
+				for _, r := range rs {
+					out := "running"
+					if r.Outcome != nil {
+						out = string(*r.Outcome)
+					}
+					fmt.Fprintf(w, "%s %-6s %-10s %-14s %d/%d %s\n", r.ID, r.Pattern, r.Team, r.State, r.Iteration, r.Max, out)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&q.Team, "team", "", "only this team")
+	cmd.Flags().StringVar(&q.Pattern, "pattern", "", "only this pattern")
+	cmd.Flags().BoolVar(&q.ActiveOnly, "active", false, "only runs that have not finished")
+	return cmd
+}
+
+func runShowCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use: "show RUN", Short: "Show a pattern run: state, iteration, deadlines, tasks, decisions, state diagram", Args: exactArgs(1, "a run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := e.GetRun(cmd.Context(), a.project, args[0])
+			if err != nil {
+				return err
+			}
+			return a.print(r, func(w io.Writer) error { printRun(w, r, true); return nil })
+		},
+	}
+}
+
+func runCancelCommand(a *app) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use: "cancel RUN", Short: "Cancel a pattern run (its tasks, timers and children too)", Args: exactArgs(1, "a run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := e.CancelRun(cmd.Context(), a.project, args[0], reason)
+			if err != nil {
+				return err
+			}
+			return a.print(r, func(w io.Writer) error { printRun(w, r, false); return nil })
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why")
+	return cmd
+}
+
+func runReplyCommand(a *app) *cobra.Command {
+	var in kaizen.RunReplyInput
+	cmd := &cobra.Command{
+		Use: "reply RUN KEY [--choice C] [--text T]", Short: "Answer a question a pattern run asked", Args: exactArgs(2, "a run id and a question key"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in.Project, in.Run, in.Key = a.project, args[0], args[1]
+			e, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			r, err := e.ReplyRun(cmd.Context(), in)
+			if err != nil {
+				return err
+			}
+			return a.print(r, func(w io.Writer) error { printRun(w, r, false); return nil })
+		},
+	}
+	cmd.Flags().StringVar(&in.Choice, "choice", "", "the option chosen")
+	cmd.Flags().StringVar(&in.Text, "text", "", "free answer")
 	return cmd
 }

@@ -112,7 +112,9 @@ type Service struct {
 
 // New returns the team service.
 func New(env *app.Env) *Service {
-	return &Service{env: env, reg: team.NewRegistry(), wakes: map[string]chan struct{}{}}
+	s := &Service{env: env, reg: team.NewRegistry(), wakes: map[string]chan struct{}{}}
+	s.init16()
+	return s
 }
 
 // Registry is the message type registry (user-defined types may be

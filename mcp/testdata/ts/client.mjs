@@ -352,6 +352,12 @@ async function teamScenario() {
   const inbox = await ok("team_inbox", { team: "ts-crew", member: "ann" });
   assert.equal(inbox.data.items.length, 1);
   await ok("team_ack", { team: "ts-crew", member: "ann", seqs: [inbox.data.items[0].message.seq] });
+  const run = await ok("team_start_pattern", { team: "ts-crew", pattern: "CP-2", input: { artifact: "login.go", reviewer: "executor" } });
+  assert.equal(run.data.run.state, "REVIEW");
+  await ok("team_run_state", { run: run.data.run.id });
+  await ok("team_run_list", { team: "ts-crew" });
+  await ok("team_run_cancel", { run: run.data.run.id, reason: "done testing" });
+  await ok("team_select_pattern", { task_type: "feature", complexity: "high", risk_level: "low" });
   await ok("team_dissolve", { team: "ts-crew" });
 }
 
