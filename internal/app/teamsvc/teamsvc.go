@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
-	"github.com/kaizenhq/kaizen/internal/redact"
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/team"
 )
@@ -156,49 +155,11 @@ func (s *Service) Notify(project, name string) { s.notify(project, name) }
 // --- untrusted text
 
 // scrub redacts secrets from untrusted text (agent messages, task text)
-// before it is stored.
-func scrub(text string) string {
-	out, _ := redact.Redact(text)
-	return out
-}
+// before it is stored, with the engine boundary's one redaction pass.
+func scrub(text string) string { return app.Scrub(text) }
 
-// scrubJSON redacts every string value of a JSON document; the structure
-// is kept (object keys are re-encoded in sorted order).
-func scrubJSON(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return raw
-	}
-	if out, _ := redact.Redact(string(raw)); out == string(raw) {
-		return raw
-	}
-	var v any
-	dec := json.NewDecoder(bytesReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return json.RawMessage(scrub(string(raw)))
-	}
-	out, err := json.Marshal(scrubValue(v))
-	if err != nil {
-		return raw
-	}
-	return out
-}
-
-func scrubValue(v any) any {
-	switch x := v.(type) {
-	case string:
-		return scrub(x)
-	case []any:
-		for i := range x {
-			x[i] = scrubValue(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = scrubValue(x[k])
-		}
-	}
-	return v
-}
+// scrubJSON redacts every string value of a JSON document (app.ScrubJSON).
+func scrubJSON(raw json.RawMessage) json.RawMessage { return app.ScrubJSON(raw) }
 
 // --- errors
 

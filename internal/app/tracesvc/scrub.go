@@ -1,20 +1,13 @@
 package tracesvc
 
 import (
-	"github.com/kaizenhq/kaizen/internal/redact"
+	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/trace"
 )
 
-// scrub redacts secrets from one untrusted text before it is stored. It is
-// the one place this service calls the redactor, so that a shared
-// app-level helper can replace it.
-func scrub(s string) string {
-	if s == "" {
-		return s
-	}
-	out, _ := redact.Redact(s)
-	return out
-}
+// scrub redacts secrets from one untrusted text before it is stored, with
+// the engine boundary's one redaction pass (app.Scrub).
+func scrub(s string) string { return app.Scrub(s) }
 
 func scrubMap(m map[string]string) map[string]string {
 	if len(m) == 0 {
@@ -27,16 +20,7 @@ func scrubMap(m map[string]string) map[string]string {
 	return out
 }
 
-func scrubList(l []string) []string {
-	if len(l) == 0 {
-		return l
-	}
-	out := make([]string, len(l))
-	for i, v := range l {
-		out[i] = scrub(v)
-	}
-	return out
-}
+func scrubList(l []string) []string { return app.ScrubAll(l) }
 
 // scrubEvent redacts every text of a session event.
 func scrubEvent(ev trace.Event) trace.Event {
