@@ -634,6 +634,11 @@ func (s *Service) ListRuns(ctx context.Context, q RunQuery) ([]RunSummary, error
 	if err != nil {
 		return nil, err
 	}
+	for _, f := range []struct{ name, v string }{{"team", q.Team}, {"pattern", q.Pattern}} {
+		if err := app.ValidText(op, f.name, f.v, app.MaxIDLen, false); err != nil {
+			return nil, err
+		}
+	}
 	out := []RunSummary{}
 	err = s.env.View(ctx, op, func(tx store.Tx) error {
 		recs, err := tx.ListTeamRuns(ctx, project, store.TeamRunFilter{Team: q.Team, Pattern: q.Pattern, ActiveOnly: q.ActiveOnly, Limit: limit})
@@ -837,6 +842,12 @@ type SelectInput struct {
 // SelectPatterns applies the seed's selection rules and ranks every
 // pattern by the outcomes of the project's past runs.
 func (s *Service) SelectPatterns(ctx context.Context, in SelectInput) (*team.Selection, error) {
+	const op = "select collaboration patterns"
+	for _, f := range []struct{ name, v string }{{"task_type", in.TaskType}, {"complexity", in.Complexity}, {"risk_level", in.RiskLevel}} {
+		if err := app.ValidText(op, f.name, f.v, app.MaxIDLen, false); err != nil {
+			return nil, err
+		}
+	}
 	stats, err := s.CollaborationStats(ctx, in.Project)
 	if err != nil {
 		return nil, err

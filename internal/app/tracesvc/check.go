@@ -227,6 +227,15 @@ func (s *Service) Verify(ctx context.Context, in VerifyInput) (*trace.Verdict, e
 	if err := app.ValidText(op, "observation.output", in.Observation.Output, trace.MaxTextLen, false); err != nil {
 		return nil, err
 	}
+	for _, f := range []struct{ name, v string }{{"skill_id", in.SkillID}, {"command", in.Command}, {"observation.command", in.Observation.Command}} {
+		limit := app.MaxIDLen
+		if f.name != "skill_id" {
+			limit = app.MaxPathLen
+		}
+		if err := app.ValidText(op, f.name, f.v, limit, false); err != nil {
+			return nil, err
+		}
+	}
 	command := firstNonEmpty(in.Command, in.Observation.Command)
 	in.Observation.Command = command
 	var ix *trace.PatternIndex
