@@ -20,6 +20,17 @@ import (
 	_ "github.com/kaizenhq/kaizen/store/all" // the tests open SQLite and PostgreSQL stores
 )
 
+// noAbstention turns recall's abstention and score floor off and scales
+// the topic as before (recall.scale_topic): these tests are about what the hooks do
+// with a recall, and the fixtures' prompts ("Add OAuth login. Plan: split
+// by file type…") are below the offline embedder's calibrated floor for
+// the OAuth lesson.
+func noAbstention(c *kaizen.Config) {
+	c.Experience.Recall.Calibrated = nil
+	c.Experience.Recall.ScaleTopic = true
+	c.Experience.Filter.MinScore = 0
+}
+
 // oauthRule is the lesson of a past task that the prompt fixtures (about
 // OAuth login and its callback test) should recall.
 const oauthRule = "register the OAuth redirect URL with the provider before testing the login callback"
@@ -88,7 +99,7 @@ func additionalContext(t *testing.T, out []byte, event string) string {
 // on it; the recall is stored under the session's task.
 func TestPromptRecallsExperience(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, noAbstention)
 	b.h.Experience = b.e
 	hid := b.learnHeuristic(t)
 
@@ -231,7 +242,7 @@ func TestStopAndToolFailureAreCaptured(t *testing.T) {
 // experience backend does not lose the task event.
 func TestExperienceThroughTheDaemon(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, noAbstention)
 	hid := b.learnHeuristic(t)
 	srv, err := server.New(b.e, server.Options{Addr: "127.0.0.1:0", Token: "tok"})
 	if err != nil {

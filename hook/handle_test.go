@@ -24,7 +24,7 @@ type testBundle struct {
 	now time.Time
 }
 
-func setup(t *testing.T) *testBundle {
+func setup(t *testing.T, tweaks ...func(*kaizen.Config)) *testBundle {
 	t.Helper()
 	b := &testBundle{now: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
 	cfg := kaizen.DefaultConfig()
@@ -35,6 +35,9 @@ func setup(t *testing.T) *testBundle {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		return b.now
+	}
+	for _, f := range tweaks {
+		f(&cfg)
 	}
 	e, err := kaizen.Open(context.Background(), cfg)
 	if err != nil {

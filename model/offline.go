@@ -27,7 +27,10 @@ const OfflineEmbedderName = "offline-hash-v2"
 //   - character trigrams of words of four letters or more, so that
 //     "config" and "configuration" meet;
 //   - for Chinese, Japanese and Korean runs, which have no spaces,
-//     character unigrams and bigrams (bigrams approximate words).
+//     character unigrams and bigrams (bigrams approximate words);
+//   - the concepts of the bilingual lexicon (internal/tokenize): an English
+//     word and a Chinese term of one concept ("timeout", "超时") add the
+//     same feature, so that a lesson and its translation or synonym meet.
 //
 // Each feature is hashed (FNV-1a, 64 bits, mixed) to a dimension and a sign;
 // a feature seen n times weighs w·√n; the vector is L2-normalised. The
@@ -37,8 +40,9 @@ const OfflineEmbedderName = "offline-hash-v2"
 //
 // It measures shared vocabulary, not meaning: paraphrases that share words
 // (or, in Chinese, characters) score high, synonyms without shared words do
-// not, and there is no cross-lingual similarity. Hybrid retrieval (full-text
-// plus vectors) is designed around that.
+// not unless the lexicon relates them, and cross-lingual similarity comes
+// from the lexicon's concepts only. Hybrid retrieval (full-text plus
+// vectors) and recall's abstention are designed around that.
 type OfflineEmbedder struct {
 	dim int
 	id  string
