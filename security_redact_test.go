@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/explore"
 	"github.com/kaizenhq/kaizen/internal/testkit"
+	"github.com/kaizenhq/kaizen/team"
+	"github.com/kaizenhq/kaizen/trace"
 )
 
 // TestSecurityNoStoredSecretEngine sends secret-bearing text through every
@@ -63,6 +66,29 @@ func TestSecurityNoStoredSecretEngine(t *testing.T) {
 			{Type: explore.EventThought, Text: secret},
 		}})
 		must("explore", err)
+
+		// Failure learning: a failing command, its output and an edit.
+		now := b.clock.Now()
+		_, err = b.e.RecordTraceEvents(ctx, kaizen.TraceEventInput{SessionID: "s-trace", Events: []trace.Event{
+			cmdEvent(now, "deploy --password "+secret, 1, secret), {Kind: trace.EventEdit, Time: now.Add(time.Second), Path: "cfg.env"},
+			cmdEvent(now.Add(2*time.Second), "deploy --password "+secret, 0, "ok")}})
+		must("trace events", err)
+		// The team engine: task text and an agent's message.
+		agent := team.Worker{Kind: team.WorkerAgent}
+		_, err = b.e.CreateTeam(ctx, kaizen.TeamInput{Name: "alpha", Members: []team.Member{
+			{Name: "lead", Role: team.RoleCoordinator, Worker: agent}, {Name: "ann", Role: team.RoleExecutor, Worker: agent}}})
+		must("team", err)
+		_, err = b.e.AddTeamTasks(ctx, kaizen.AddTeamTasksInput{Team: "alpha", Tasks: []kaizen.TeamTaskInput{
+			{ID: "t1", Subject: "rotate keys", Description: secret}}})
+		must("team task", err)
+		for _, sc := range testkit.Secrets {
+			if len(sc.Text) > 200 { // a summary is one line of at most 200 characters
+				continue
+			}
+			_, err = b.e.SendMessage(ctx, kaizen.SendInput{Team: "alpha", From: "lead", To: "ann", Type: "note",
+				Summary: strings.ReplaceAll(sc.Text, "\n", " ")})
+			must("team message "+sc.Format, err)
+		}
 
 		// An export written elsewhere (by an older kaizen, or by hand)
 		// carrying secrets, imported.

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 fuzztime=${KAIZEN_FUZZTIME:-8s}
 budget=${KAIZEN_FUZZ_BUDGET:-420}
-known=" ${KAIZEN_FUZZ_KNOWN:-FuzzTokenize} "
+known=" ${KAIZEN_FUZZ_KNOWN:-} "
 only=" $* "
 
 start=$SECONDS
