@@ -127,7 +127,9 @@ func TestHookEventsSurviveASaturatedMachine(t *testing.T) {
 			if mode == "daemon" {
 				startDaemon(t, bin, home, token)
 			}
-			db, err := sql.Open("sqlite", filepath.Join(home, "kaizen.db"))
+			// the daemon may be writing as it starts (its jobs): wait
+			// for the write lock rather than fail on SQLITE_BUSY
+			db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "kaizen.db")+"?_pragma=busy_timeout(600000)")
 			if err != nil {
 				t.Fatal(err)
 			}
