@@ -674,11 +674,14 @@ func TestProjectResolution(t *testing.T) {
 }
 
 // A client that declares roots but never answers roots/list costs one
-// timeout per session, then the default project.
+// timeout per session, then the default project. The timeout is long
+// enough that a loaded machine still writes the request before it ends
+// (with 50 ms the server could give up before the client saw anything);
+// the test waits for the client to have seen it, never for a duration.
 func TestRootsTimeout(t *testing.T) {
 	t.Parallel()
 	e := openEngine(t, setupOpts{})
-	srv := mcp.NewServer(e, mcp.Options{RootsTimeout: 50 * time.Millisecond})
+	srv := mcp.NewServer(e, mcp.Options{RootsTimeout: 3 * time.Second})
 	client := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "silent", Version: "1"}, nil)
 	ct, st := mcpsdk.NewInMemoryTransports()
 	ctx := context.Background()
@@ -695,7 +698,7 @@ func TestRootsTimeout(t *testing.T) {
 				asked.Add(1)
 				select {
 				case <-ctx.Done():
-				case <-time.After(time.Second):
+				case <-time.After(testkit.Patience):
 				}
 				return nil, errors.New("not answering")
 			}
@@ -715,6 +718,7 @@ func TestRootsTimeout(t *testing.T) {
 			t.Errorf("call %d: project %q", i, out.Outcome.Project)
 		}
 	}
+	testkit.Eventually(t, "the client to see roots/list", func() bool { return asked.Load() >= 1 })
 	if n := asked.Load(); n != 1 {
 		t.Errorf("roots were asked %d times, want once per session (then the default project)", n)
 	}
