@@ -44,14 +44,6 @@ type teamListInput struct {
 	All     bool   `json:"all,omitempty"`
 }
 
-type teamList struct {
-	Teams []kaizen.TeamInfo `json:"teams"`
-}
-
-type taskList struct {
-	Tasks []team.Task `json:"tasks"`
-}
-
 type taskGetInput struct {
 	Project string `json:"project,omitempty"`
 	Team    string `json:"team"`
@@ -102,12 +94,11 @@ func teamTools() []*toolDef {
 	list := define(toolDef{
 		name: "team_list", title: "List teams", description: "List the project's teams with their members (dissolved teams too with all), to find the team you belong to.",
 		effect: readOnly, fields: map[string]field{"all": {desc: "Include dissolved teams."}},
-	}, func(ctx context.Context, e *kaizen.Engine, in teamListInput) (teamList, error) {
-		ts, err := e.ListTeams(ctx, in.Project, in.All)
-		return teamList{Teams: ts}, err
-	}, func(l teamList) string {
+	}, func(ctx context.Context, e *kaizen.Engine, in teamListInput) (kaizen.TeamList, error) {
+		return deref(e.ListTeamsPage(ctx, in.Project, in.All))
+	}, func(l kaizen.TeamList) string {
 		var b strings.Builder
-		for _, t := range l.Teams {
+		for _, t := range l.Items {
 			fmt.Fprintf(&b, "%s (%d members)\n", t.Name, len(t.Members))
 		}
 		if b.Len() == 0 {
@@ -161,12 +152,11 @@ func teamTools() []*toolDef {
 		name: "team_task_list", title: "List tasks (TaskList)", description: "List the team's tasks in creation order with status, owner, lease and dependencies.",
 		effect: readOnly,
 		fields: map[string]field{"team": teamNameField, "statuses": {desc: "Only these statuses."}, "run_id": {desc: "Only tasks of this pattern run."}},
-	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.TeamTaskQuery) (taskList, error) {
-		ts, err := e.ListTeamTasks(ctx, in)
-		return taskList{Tasks: ts}, err
-	}, func(l taskList) string {
+	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.TeamTaskQuery) (kaizen.TeamTaskList, error) {
+		return deref(e.ListTeamTasksPage(ctx, in))
+	}, func(l kaizen.TeamTaskList) string {
 		var b strings.Builder
-		for _, t := range l.Tasks {
+		for _, t := range l.Items {
 			b.WriteString(taskLine(t))
 		}
 		if b.Len() == 0 {
@@ -366,10 +356,6 @@ type runRef struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-type runList struct {
-	Runs []kaizen.RunSummary `json:"runs"`
-}
-
 var runField = field{desc: "Id of the pattern run.", required: true}
 
 // runTools are the collaboration pattern tools (issue 16).
@@ -403,12 +389,11 @@ func runTools() []*toolDef {
 		effect: readOnly,
 		fields: map[string]field{"team": {desc: "Only this team's runs."}, "pattern": {desc: "Only this pattern (CP-n)."},
 			"active_only": {desc: "Only runs that have not finished."}},
-	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.RunQuery) (runList, error) {
-		rs, err := e.ListRuns(ctx, in)
-		return runList{Runs: rs}, err
-	}, func(l runList) string {
+	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.RunQuery) (kaizen.RunList, error) {
+		return deref(e.ListRunsPage(ctx, in))
+	}, func(l kaizen.RunList) string {
 		var b strings.Builder
-		for _, r := range l.Runs {
+		for _, r := range l.Items {
 			fmt.Fprintf(&b, "%s %s %s iteration %d/%d\n", r.ID, r.Pattern, r.State, r.Iteration, r.Max)
 		}
 		if b.Len() == 0 {

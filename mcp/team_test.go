@@ -42,7 +42,11 @@ func exerciseTeamTools(t *testing.T, b *testBundle) {
 		map[string]any{"name": "lead", "role": "coordinator", "worker": agent},
 		map[string]any{"name": "ann", "role": "executor", "worker": agent}}}, nil)
 	b.ok("team_show", map[string]any{"team": "crew"}, nil)
-	b.ok("team_list", map[string]any{}, nil)
+	var teams kaizen.TeamList
+	b.ok("team_list", map[string]any{}, &teams)
+	if len(teams.Items) != 1 || teams.Total != 1 || teams.Project == "" {
+		t.Fatalf("team_list %+v", teams)
+	}
 	var task team.Task
 	b.ok("team_task_create", map[string]any{"team": "crew", "id": "t1", "subject": "implement"}, &task)
 	b.ok("team_task_create", map[string]any{"team": "crew", "id": "t2", "subject": "later", "blocked_by": []string{"t1"}}, nil)
@@ -55,7 +59,11 @@ func exerciseTeamTools(t *testing.T, b *testBundle) {
 	b.ok("team_report", map[string]any{"team": "crew", "member": "ann", "task": "t1", "epoch": 1, "status": "completed"}, nil)
 	b.ok("team_task_get", map[string]any{"team": "crew", "task": "t1"}, nil)
 	b.ok("team_task_update", map[string]any{"team": "crew", "task": "t2", "status": "cancelled", "cause": "not needed"}, nil)
-	b.ok("team_task_list", map[string]any{"team": "crew"}, nil)
+	var tasks kaizen.TeamTaskList
+	b.ok("team_task_list", map[string]any{"team": "crew"}, &tasks)
+	if len(tasks.Items) != 2 || tasks.Total != 2 || tasks.Items[0].ID != "t1" {
+		t.Fatalf("team_task_list %+v", tasks)
+	}
 	b.ok("team_send", map[string]any{"team": "crew", "from": "lead", "to": "ann", "type": "fix_required", "data": map[string]any{"suggestion": "rename"}}, nil)
 	var inbox kaizen.InboxResult
 	b.ok("team_inbox", map[string]any{"team": "crew", "member": "ann"}, &inbox)
@@ -66,7 +74,11 @@ func exerciseTeamTools(t *testing.T, b *testBundle) {
 	var run kaizen.RunInfo
 	b.ok("team_start_pattern", map[string]any{"team": "crew", "pattern": "CP-2", "input": map[string]any{"artifact": "login.go", "reviewer": "executor"}}, &run)
 	b.ok("team_run_state", map[string]any{"run": run.Run.ID}, nil)
-	b.ok("team_run_list", map[string]any{"team": "crew"}, nil)
+	var runs kaizen.RunList
+	b.ok("team_run_list", map[string]any{"team": "crew"}, &runs)
+	if len(runs.Items) != 1 || runs.Total != 1 || runs.Items[0].ID != run.Run.ID {
+		t.Fatalf("team_run_list %+v", runs)
+	}
 	b.ok("team_run_cancel", map[string]any{"run": run.Run.ID, "reason": "test"}, nil)
 	b.ok("team_select_pattern", map[string]any{"task_type": "feature", "complexity": "high", "risk_level": "low"}, nil)
 	b.ok("team_dissolve", map[string]any{"team": "crew"}, nil)

@@ -18,8 +18,8 @@ func (s *Server) teamRoutes() []Route {
 	return []Route{
 		api("POST /api/v1/teams", createdAction(s, "create team", func(in *kaizen.TeamInput) *string { return &in.Project }, e.CreateTeam,
 			func(t *kaizen.TeamInfo) string { return "/api/v1/teams/" + t.Name })),
-		api("GET /api/v1/teams", listAction(s, "list teams", func(ctx context.Context, q teamListQuery) ([]kaizen.TeamInfo, error) {
-			return e.ListTeams(ctx, q.project, q.all)
+		api("GET /api/v1/teams", listAction(s, "list teams", func(ctx context.Context, q teamListQuery) (*kaizen.TeamList, error) {
+			return e.ListTeamsPage(ctx, q.project, q.all)
 		}, func(q query, _, _ int) (teamListQuery, error) {
 			all, err := q.boolean("all")
 			return teamListQuery{project: q.str("project"), all: all}, err
@@ -29,7 +29,7 @@ func (s *Server) teamRoutes() []Route {
 		api("POST /api/v1/teams/{team}/tasks", pathBodyAction(s, "add tasks", "team",
 			func(in *kaizen.AddTeamTasksInput) *string { return &in.Project },
 			func(in *kaizen.AddTeamTasksInput) (*string, string) { return &in.Team, "team" }, e.AddTeamTasks)),
-		api("GET /api/v1/teams/{team}/tasks", teamList(s, "list team tasks", e.ListTeamTasks,
+		api("GET /api/v1/teams/{team}/tasks", teamList(s, "list team tasks", e.ListTeamTasksPage,
 			func(q query, teamName string, limit, offset int) (kaizen.TeamTaskQuery, error) {
 				var st []team.TaskStatus
 				for _, v := range commaList(q.list("status")) {
@@ -63,7 +63,7 @@ func (s *Server) teamRoutes() []Route {
 		api("POST /api/v1/teams/{team}/report", teamBody(s, "report task", func(in *kaizen.ReportInput) (*string, *string) { return &in.Project, &in.Team }, e.ReportTask)),
 		api("POST /api/v1/teams/{team}/release", teamBody(s, "release task", func(in *kaizen.ReleaseInput) (*string, *string) { return &in.Project, &in.Team }, e.ReleaseTask)),
 		api("POST /api/v1/teams/{team}/messages", teamBody(s, "send message", func(in *kaizen.SendInput) (*string, *string) { return &in.Project, &in.Team }, e.SendMessage)),
-		api("GET /api/v1/teams/{team}/messages", teamList(s, "tail messages", e.TailMessages,
+		api("GET /api/v1/teams/{team}/messages", teamList(s, "tail messages", e.TailMessagesPage,
 			func(q query, teamName string, limit, _ int) (kaizen.TailInput, error) {
 				after, err := q.integer("after", 0, 1<<62)
 				if err != nil {
@@ -91,14 +91,14 @@ func (s *Server) teamRoutes() []Route {
 		api("POST /api/v1/teams/{team}/inbox", teamBody(s, "inbox", func(in *kaizen.InboxInput) (*string, *string) { return &in.Project, &in.Team }, e.Inbox)),
 		api("POST /api/v1/teams/{team}/ack", teamBody(s, "ack messages", func(in *kaizen.AckInput) (*string, *string) { return &in.Project, &in.Team }, e.AckMessages)),
 		api("POST /api/v1/teams/{team}/coordinator", teamBody(s, "coordinate", func(in *kaizen.CoordinatorInput) (*string, *string) { return &in.Project, &in.Team }, e.Coordinate)),
-		api("GET /api/v1/teams/{team}/events", teamList(s, "team events", func(ctx context.Context, q teamEventQuery) ([]kaizen.TeamEvent, error) {
-			return e.TeamEvents(ctx, q.project, q.team, q.subject, q.after, q.limit)
+		api("GET /api/v1/teams/{team}/events", teamList(s, "team events", func(ctx context.Context, q teamEventQuery) (*kaizen.TeamEventList, error) {
+			return e.TeamEventsPage(ctx, q.project, q.team, q.subject, q.after, q.limit)
 		}, func(q query, teamName string, limit, _ int) (teamEventQuery, error) {
 			after, err := q.integer("after", 0, 1<<62)
 			return teamEventQuery{project: q.str("project"), team: teamName, subject: q.str("subject"), after: int64(after), limit: limit}, err
 		}, "project", "subject", "after", "limit")),
 		api("POST /api/v1/teams/{team}/runs", teamBody(s, "start pattern run", func(in *kaizen.StartRunInput) (*string, *string) { return &in.Project, &in.Team }, e.StartRun)),
-		api("GET /api/v1/runs", listAction(s, "list pattern runs", e.ListRuns, func(q query, limit, _ int) (kaizen.RunQuery, error) {
+		api("GET /api/v1/runs", listAction(s, "list pattern runs", e.ListRunsPage, func(q query, limit, _ int) (kaizen.RunQuery, error) {
 			active, err := q.boolean("active")
 			return kaizen.RunQuery{Project: q.str("project"), Team: q.str("team"), Pattern: q.str("pattern"), ActiveOnly: active, Limit: limit}, err
 		}, "project", "team", "pattern", "active", "limit")),

@@ -38,13 +38,33 @@ func TestTeamOverREST(t *testing.T) {
 		t.Fatalf("inbox %v", inbox)
 	}
 	b.must(b.post("/api/v1/teams/alpha/ack", map[string]any{"member": "ann", "seqs": []int{1}}), http.StatusOK)
-	var tasks []map[string]any
-	b.must(b.get("/api/v1/teams/alpha/tasks?status=pending"), http.StatusOK).decode(t, &tasks)
-	if len(tasks) != 1 || tasks[0]["id"] != "impl" {
-		t.Fatalf("pending tasks %v", tasks)
+	var tasks struct {
+		Project string           `json:"project"`
+		Items   []map[string]any `json:"items"`
+		Total   int              `json:"total"`
+		Limit   int              `json:"limit"`
+		Offset  int              `json:"offset"`
 	}
-	b.must(b.get("/api/v1/teams/alpha/messages?after=0"), http.StatusOK)
-	b.must(b.get("/api/v1/teams/alpha/events"), http.StatusOK)
+	b.must(b.get("/api/v1/teams/alpha/tasks?status=pending"), http.StatusOK).decode(t, &tasks)
+	if len(tasks.Items) != 1 || tasks.Items[0]["id"] != "impl" || tasks.Total != 1 || tasks.Project == "" {
+		t.Fatalf("pending tasks %+v", tasks)
+	}
+	b.must(b.get("/api/v1/teams/alpha/tasks?limit=1&offset=1"), http.StatusOK).decode(t, &tasks)
+	if len(tasks.Items) != 1 || tasks.Items[0]["id"] != "impl" || tasks.Total != 2 || tasks.Limit != 1 || tasks.Offset != 1 {
+		t.Fatalf("second page of tasks %+v", tasks)
+	}
+	// Every team listing answers the one page shape.
+	for path, total := range map[string]float64{"/api/v1/teams": 1, "/api/v1/teams/alpha/messages?after=0": 1,
+		"/api/v1/teams/alpha/events?limit=1": -1, "/api/v1/runs": 0} {
+		page := b.must(b.get(path), http.StatusOK).json(t)
+		items, ok := page["items"].([]any)
+		if !ok || page["project"] == "" || page["limit"] == nil || page["offset"] == nil {
+			t.Fatalf("%s: not a page: %v", path, page)
+		}
+		if got := page["total"].(float64); total >= 0 && got != total || total < 0 && (got <= 1 || len(items) != 1) {
+			t.Errorf("%s: total %v (%d items)", path, got, len(items))
+		}
+	}
 	b.must(b.get("/api/v1/teams/alpha/tasks/impl"), http.StatusOK)
 	b.must(b.do(req{method: "PATCH", path: "/api/v1/teams/alpha/tasks/impl", body: map[string]any{"status": "cancelled"}}), http.StatusOK)
 	show := b.must(b.get("/api/v1/teams/alpha"), http.StatusOK).json(t)

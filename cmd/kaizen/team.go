@@ -173,12 +173,12 @@ func teamListCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := e.ListTeams(cmd.Context(), a.project, all)
+			res, err := e.ListTeamsPage(cmd.Context(), a.project, all)
 			if err != nil {
 				return err
 			}
 			return a.print(res, func(w io.Writer) error {
-				for _, t := range res {
+				for _, t := range res.Items {
 					fmt.Fprintf(w, "%s\t%d members\n", t.Name, len(t.Members))
 				}
 				return nil
@@ -438,12 +438,12 @@ func taskTeamListCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ts, err := e.ListTeamTasks(cmd.Context(), q)
+			ts, err := e.ListTeamTasksPage(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
 			return a.print(ts, func(w io.Writer) error {
-				for _, t := range ts {
+				for _, t := range ts.Items {
 					printTaskLine(w, t)
 				}
 				return nil
@@ -822,12 +822,12 @@ func runListCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rs, err := e.ListRuns(cmd.Context(), q)
+			rs, err := e.ListRunsPage(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
 			return a.print(rs, func(w io.Writer) error {
-				for _, r := range rs {
+				for _, r := range rs.Items {
 					out := "running"
 					if r.Outcome != nil {
 						out = string(*r.Outcome)

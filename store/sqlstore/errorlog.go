@@ -128,5 +128,6 @@ func (t *Tx) Projects(ctx context.Context) ([]string, error) {
 		UNION SELECT project FROM skills UNION SELECT project FROM skill_versions
 		UNION SELECT project FROM embeddings UNION SELECT project FROM search_docs
 		UNION SELECT project FROM trace_traces UNION SELECT project FROM trace_patterns
+		UNION SELECT project FROM team_teams UNION SELECT project FROM team_runs
 		ORDER BY 1`)
 }

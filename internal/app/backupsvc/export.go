@@ -80,6 +80,9 @@ func (s *Service) Export(ctx context.Context, w io.Writer, opts ExportOptions) (
 			if err := exportTrace(ctx, tx, p, write); err != nil {
 				return err
 			}
+			if err := exportTeam(ctx, tx, p, write); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

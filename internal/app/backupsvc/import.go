@@ -36,6 +36,8 @@ type importState struct {
 	skills  map[string][]string
 	indexed map[string]bool
 	now     time.Time
+	// teamNew holds the teams and runs this import created (team.go).
+	teamNew map[string]bool
 }
 
 // Import reads a JSONL export and inserts its records in one transaction,

@@ -6,7 +6,8 @@
 // turns, signals, task experiences, heuristics with their evidence,
 // support and verdicts, recalls, skills and skill versions; failure
 // learning's traces, failure patterns, skill statistics and reviews
-// (trace.go). Derived data
+// (trace.go); the team engine's teams, tasks, messages with their
+// deliveries, events, pattern runs and run events (team.go). Derived data
 // (aggregates, full-text documents, vectors, SKILL.md files) is rebuilt on
 // import by the subsystems that own it. Imports are idempotent (records
 // keep their ids) and run in one transaction.

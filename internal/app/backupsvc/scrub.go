@@ -18,6 +18,18 @@ func scrubRecord(v any) {
 		r.State = app.ScrubJSON(r.State)
 	case *exploreSettingsRecord:
 		r.Settings = app.ScrubJSON(r.Settings)
+	case *store.TeamRecord:
+		r.Doc = app.ScrubJSON(r.Doc)
+	case *teamTaskRecord:
+		r.Task.Metadata, r.Task.Result = app.ScrubJSON(r.Task.Metadata), app.ScrubJSON(r.Task.Result)
+	case *teamMessageRecord:
+		r.Message.Data = app.ScrubJSON(r.Message.Data)
+	case *store.TeamEvent:
+		r.Data = app.ScrubJSON(r.Data)
+	case *store.TeamRun:
+		r.Run = app.ScrubJSON(r.Run)
+	case *teamRunEventRecord:
+		r.Event.Event, r.Event.Commands = app.ScrubJSON(r.Event.Event), app.ScrubJSON(r.Event.Commands)
 	}
 }
 

@@ -337,7 +337,9 @@ async function teamScenario() {
   await ok("team_create", { name: "ts-crew", members: [
     { name: "lead", role: "coordinator", worker: agent }, { name: "ann", role: "executor", worker: agent }] });
   await ok("team_show", { team: "ts-crew" });
-  await ok("team_list", {});
+  const teams = await ok("team_list", {});
+  assert.deepEqual(teams.data.items.map((t) => t.name), ["ts-crew"]);
+  assert.equal(teams.data.total, 1);
   await ok("team_task_create", { team: "ts-crew", id: "t1", subject: "implement", metadata: { size: 1 } });
   await ok("team_task_create", { team: "ts-crew", id: "t2", subject: "later", blocked_by: ["t1"] });
   const claim = await ok("team_claim", { team: "ts-crew", member: "ann" });
@@ -347,7 +349,10 @@ async function teamScenario() {
   await ok("team_report", { team: "ts-crew", member: "ann", task: "t1", epoch: claim.data.epoch, status: "completed", result: { ok: true } });
   await ok("team_task_get", { team: "ts-crew", task: "t1" });
   await ok("team_task_update", { team: "ts-crew", task: "t2", status: "cancelled" });
-  await ok("team_task_list", { team: "ts-crew" });
+  const tasks = await ok("team_task_list", { team: "ts-crew" });
+  assert.deepEqual(tasks.data.items.map((t) => t.id), ["t1", "t2"]);
+  assert.equal(tasks.data.total, 2);
+  assert.equal(tasks.data.offset, 0);
   await ok("team_send", { team: "ts-crew", from: "lead", to: "ann", type: "fix_required", data: { suggestion: "rename" } });
   const inbox = await ok("team_inbox", { team: "ts-crew", member: "ann" });
   assert.equal(inbox.data.items.length, 1);
@@ -355,7 +360,10 @@ async function teamScenario() {
   const run = await ok("team_start_pattern", { team: "ts-crew", pattern: "CP-2", input: { artifact: "login.go", reviewer: "executor" } });
   assert.equal(run.data.run.state, "REVIEW");
   await ok("team_run_state", { run: run.data.run.id });
-  await ok("team_run_list", { team: "ts-crew" });
+  const runs = await ok("team_run_list", { team: "ts-crew" });
+  assert.equal(runs.data.items.length, 1);
+  assert.equal(runs.data.items[0].id, run.data.run.id);
+  assert.equal(runs.data.total, 1);
   await ok("team_run_cancel", { run: run.data.run.id, reason: "done testing" });
   await ok("team_select_pattern", { task_type: "feature", complexity: "high", risk_level: "low" });
   await ok("team_dissolve", { team: "ts-crew" });
