@@ -18,8 +18,10 @@ import (
 // TestStandardDevelopmentSurvivesKill runs examples/team/standard-dev.sh:
 // seed 004's "standard development" composition (CP-1 + CP-2 → CP-10)
 // under `kaizen serve` with shell scripts as the planner, executor, tester
-// and reviewer, the daemon killed with SIGKILL mid-run and restarted on the
-// same home. Afterwards every run is DONE, every task a worker completed is
+// and reviewer, the daemon killed with SIGKILL and restarted on the same
+// home three times mid-run (CP-1 planned, a TEST task in progress with its
+// lease held, CP-10 waiting for retrospectives on a pending timer job).
+// Afterwards every run is DONE, every task a worker completed is
 // completed exactly once (one claim, one execution), the bus holds every
 // message in order with no gap, acknowledged messages are not redelivered,
 // and `kaizen plan` lists the collaboration patterns and the post-mortem's
@@ -51,7 +53,7 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 	}
 	log := out.String()
 	// the daemon really was killed and came back
-	if !strings.Contains(log, "killed (SIGKILL) with CP-1 in state") || strings.Count(log, ": kaizen serving on ") != 2 {
+	if !strings.Contains(log, "killed (SIGKILL) with CP-1 in state") || strings.Count(log, "killed (SIGKILL)") != 3 || strings.Count(log, ": kaizen serving on ") != 4 {
 		t.Fatalf("no kill -9 and restart in the run:\n%s", log)
 	}
 

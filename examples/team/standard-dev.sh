@@ -5,7 +5,8 @@
 #
 #   1. start `kaizen serve`; create a team; start CP-1 Linear Pipeline;
 #   2. the planner plans; the daemon is killed with SIGKILL and restarted
-#      on the same home;
+#      on the same home (again later while the tester is mid-task, and
+#      while CP-10 waits for retrospectives);
 #   3. the executor implements; CP-2 Review-Fix Cycle starts on the
 #      implementation (review-fix in validation) beside CP-1's tests;
 #      the reviewer BLOCKs round 1, the executor fixes, the reviewer
@@ -55,6 +56,13 @@ start_daemon() {
 }
 stop_daemon() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null || true; }
 trap stop_daemon EXIT
+# crash WHAT: kill -9 the daemon, then start it again on the same home.
+crash() {
+	kill -9 "$daemon"
+	wait "$daemon" 2>/dev/null || true
+	echo "daemon $daemon killed (SIGKILL) with $1"
+	start_daemon
+}
 
 # work MEMBER ROLE: one worker pass, until the member has no ready task.
 work() { $K worker run --team $T --member "$1" --once --cmd "sh '$here/$2.sh'"; }
@@ -86,10 +94,7 @@ $K team run CP-1 --team $T --subject "add a health endpoint" \
 
 say "2. the planner plans; kill -9 the daemon mid-run; restart it"
 work pat planner
-kill -9 "$daemon"
-wait "$daemon" 2>/dev/null || true
-echo "daemon $daemon killed (SIGKILL) with CP-1 in state $(run_state CP-1)"
-start_daemon
+crash "CP-1 in state $(run_state CP-1)"
 
 say "3. implement; CP-2 reviews the implementation beside CP-1's tests"
 work ed executor
@@ -97,7 +102,16 @@ $K team run CP-2 --team $T --artifact health.go --subject "review the health end
 work rev reviewer # round 1: BLOCK, a fix task for the executor
 work ed executor  # the fix
 work rev reviewer # round 2: APPROVE
-work tess tester  # CP-1's TEST
+say "   kill -9 the daemon again while the tester is mid-task"
+touch "$WORK/hold"
+work tess tester & # CP-1's TEST, held until the daemon is back
+tester=$!
+wait_for "the tester to start" test -s "$WORK/started.log"
+$K --json team task list --team $T --status in_progress | grep -q '"subject": "TEST-001"' ||
+	{ echo "TEST-001 is not in progress" >&2; exit 1; }
+crash "the TEST task in progress"
+rm -f "$WORK/hold"
+wait "$tester"
 wait_for "CP-1 DONE" is_state CP-1 DONE
 wait_for "CP-2 DONE" is_state CP-2 DONE
 $K team task graph --team $T
@@ -105,6 +119,7 @@ $K team task graph --team $T
 say "4. CP-10 post-mortem: retrospectives on the bus"
 $K team run CP-10 --team $T --subject "post-mortem of the health endpoint" \
 	--input '{"team":"'$T'","execution":{"total_tasks":6,"completed":6,"fix_cycles":1},"participants":["rev","ed"]}'
+crash "CP-10 collecting (its retro timer is a pending job)"
 for m in rev ed; do
 	# take delivery of the member's messages (the retro request among
 	# them), answer the request, acknowledge them all
