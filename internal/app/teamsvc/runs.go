@@ -210,7 +210,7 @@ func sender(runID string) string {
 
 // exec carries out a step's commands in tx.
 func (s *Service) exec(ctx context.Context, tx store.Tx, project string, run team.Run, cmds []team.Command, now time.Time) error {
-	for _, c := range cmds {
+	for i, c := range cmds {
 		switch c.Kind {
 		case team.CmdCreateTask:
 			sp := c.Task
@@ -352,7 +352,7 @@ func (s *Service) exec(ctx context.Context, tx store.Tx, project string, run tea
 			if c.Learning == nil {
 				continue
 			}
-			if err := s.enqueueLearning(ctx, tx, project, run, c, now); err != nil {
+			if err := s.enqueueLearning(ctx, tx, project, run, c, i, now); err != nil {
 				return err
 			}
 		case team.CmdFinishRun:
@@ -422,14 +422,19 @@ func (s *Service) finished(ctx context.Context, tx store.Tx, project string, run
 // enqueueLearning records a post-mortem's reusable pattern or heuristic
 // in the learning system as an outcome of its own (the content is the
 // pattern used; its success is the learning's).
-func (s *Service) enqueueLearning(ctx context.Context, tx store.Tx, project string, run team.Run, c team.Command, now time.Time) error {
+//
+// The outcome's id names the decision and the command's index among the
+// decision's commands: a post-mortem that records several patterns (or
+// heuristics) at once gives each its own outcome, and a replayed event
+// produces the same ids.
+func (s *Service) enqueueLearning(ctx context.Context, tx store.Tx, project string, run team.Run, c team.Command, index int, now time.Time) error {
 	l := c.Learning
 	content := clip(strings.TrimSpace(scrub(l.Content)), 1000)
 	if content == "" {
 		return nil
 	}
 	n := len(run.Decisions)
-	args := OutcomeArgs{Project: project, ID: fmt.Sprintf("teamrun-%s-learn-%d-%s", run.ID, n, strings.TrimPrefix(string(c.Kind), "record_")),
+	args := OutcomeArgs{Project: project, ID: fmt.Sprintf("teamrun-%s-learn-%d-%d-%s", run.ID, n, index, strings.TrimPrefix(string(c.Kind), "record_")),
 		Success: l.Success, Strategy: content, Patterns: []string{content}, Task: clip(scrub(l.Context), 1000),
 		Tags: []string{"team-run", "post-mortem", string(run.Pattern)}}
 	_, err := jobs.Enqueue(ctx, tx, now, jobs.Request{Kind: OutcomeJobKind, Args: args, UniqueKey: "team-outcome/" + project + "/" + args.ID + "/" + content})
