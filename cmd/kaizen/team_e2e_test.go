@@ -70,14 +70,17 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 	}
 
 	// every run finished DONE
-	var runs []struct {
-		Pattern  string `json:"pattern"`
-		State    string `json:"state"`
-		Finished bool   `json:"finished"`
+	var runPage struct {
+		Items []struct {
+			Pattern  string `json:"pattern"`
+			State    string `json:"state"`
+			Finished bool   `json:"finished"`
+		} `json:"items"`
 	}
-	if err := json.Unmarshal(kz("--json", "run", "list", "--team", "crew"), &runs); err != nil {
+	if err := json.Unmarshal(kz("--json", "run", "list", "--team", "crew"), &runPage); err != nil {
 		t.Fatal(err)
 	}
+	runs := runPage.Items
 	var patterns []string
 	for _, r := range runs {
 		patterns = append(patterns, r.Pattern)
@@ -91,18 +94,21 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 	}
 
 	// every task a worker ran is completed, was claimed and run once
-	var tasks []struct {
-		ID       string `json:"id"`
-		Subject  string `json:"subject"`
-		Status   string `json:"status"`
-		Attempts int    `json:"attempts"`
-		Lease    struct {
-			Epoch int64 `json:"epoch"`
-		} `json:"lease"`
+	var taskPage struct {
+		Items []struct {
+			ID       string `json:"id"`
+			Subject  string `json:"subject"`
+			Status   string `json:"status"`
+			Attempts int    `json:"attempts"`
+			Lease    struct {
+				Epoch int64 `json:"epoch"`
+			} `json:"lease"`
+		} `json:"items"`
 	}
-	if err := json.Unmarshal(kz("--json", "team", "task", "list", "--team", "crew"), &tasks); err != nil {
+	if err := json.Unmarshal(kz("--json", "team", "task", "list", "--team", "crew"), &taskPage); err != nil {
 		t.Fatal(err)
 	}
+	tasks := taskPage.Items
 	doneLog, err := os.ReadFile(filepath.Join(work, "done.log"))
 	if err != nil {
 		t.Fatal(err)
