@@ -1,6 +1,7 @@
 package team
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -175,7 +176,7 @@ func (p *escalation) handle(c *ctx, s signal) error {
 				return nil
 			}
 			c.cancelTimer("user")
-			p.Solution = firstNonEmpty(strings.TrimSpace(s.reply.Choice+" "+s.reply.Text), "user decided")
+			p.Solution = cmp.Or(strings.TrimSpace(s.reply.Choice+" "+s.reply.Text), "user decided")
 			c.send(p.In.Agent, MsgResolution, "user guidance: "+clip(p.Solution, 150), &Resolution{Issue: p.In.Issue, Level: 3, Solution: p.Solution})
 			c.finish(OutcomeSuccess, "resolved at L3 by the user: "+p.Solution, p.data())
 		case s.kind == sigTimer && s.key == "user":
@@ -211,7 +212,7 @@ func (p *escalation) handle(c *ctx, s signal) error {
 	p.appendDiagnosis(agent, rep)
 	switch {
 	case rep.Resolved:
-		p.Solution = firstNonEmpty(rep.Solution, rep.Recommendation, rep.Diagnosis)
+		p.Solution = cmp.Or(rep.Solution, rep.Recommendation, rep.Diagnosis)
 		if p.Level == 1 {
 			c.learn(CmdRecordPattern, Learning{Content: "When: " + p.In.Issue + " — apply: " + p.Solution, Context: "solved at L1 (specialist); L0 can handle it next time", Evidence: []string{c.r.ID}, Success: true})
 		}
@@ -247,13 +248,4 @@ func (p *escalation) next() string {
 
 func (p *escalation) data() map[string]any {
 	return map[string]any{"level": p.Level, "diagnosis_chain": p.Chain, "solution": p.Solution}
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

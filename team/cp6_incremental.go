@@ -1,6 +1,7 @@
 package team
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -100,7 +101,7 @@ func (p *incremental) implement(c *ctx, reason string) {
 	c.r.Iteration++
 	titles := make([]string, len(in.Items))
 	for i, it := range in.Items {
-		titles[i] = firstNonEmpty(it.Title, it.ID)
+		titles[i] = cmp.Or(it.Title, it.ID)
 	}
 	subject := "IMPL-inc-" + in.ID
 	desc := "Implement increment: " + strings.Join(titles, ", ")

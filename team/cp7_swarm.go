@@ -276,7 +276,7 @@ func (p *swarm) nextRound(c *ctx, reason string) error {
 	for _, cand := range RankDiagnoses(p.Diagnoses, nil) {
 		chain = append(chain, DiagnosisEntry{Level: 2, Agent: cand.From, Attempts: p.Round, Diagnosis: cand.RootCause, Recommendation: cand.FixSuggestion})
 	}
-	if err := c.startChild("user", CP5, EscalationInput{Issue: p.In.Issue, StartLevel: 3, DiagnosisChain: chain, Agent: firstNonEmpty(p.fixer(), RoleAddress(RoleExecutor))}, "swarm rounds used up"); err != nil {
+	if err := c.startChild("user", CP5, EscalationInput{Issue: p.In.Issue, StartLevel: 3, DiagnosisChain: chain, Agent: cmp.Or(p.fixer(), RoleAddress(RoleExecutor))}, "swarm rounds used up"); err != nil {
 		return err
 	}
 	c.to(p7Escalate, fmt.Sprintf("%s; %d swarm rounds without a fix: escalate to the user (CP-5 L3)", reason, p.Round))

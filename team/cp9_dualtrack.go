@@ -1,6 +1,7 @@
 package team
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -199,7 +200,7 @@ func (p *dualTrack) handle(c *ctx, s signal) error {
 			for _, sp := range p.In.SyncPoints[p.Idx:] {
 				rest = append(rest, sp.TrackADeliverable+", then "+sp.TrackBDeliverable)
 			}
-			req := firstNonEmpty(p.In.Requirement, "dual-track work") + " — sequentially: " + strings.Join(rest, "; ")
+			req := cmp.Or(p.In.Requirement, "dual-track work") + " — sequentially: " + strings.Join(rest, "; ")
 			if err := c.startChild("fallback", CP1, PipelineInput{Requirement: req}, "alignment failed"); err != nil {
 				return err
 			}
@@ -207,7 +208,7 @@ func (p *dualTrack) handle(c *ctx, s signal) error {
 			return nil
 		}
 		c.r.Retries++
-		adj := firstNonEmpty(cp.Adjust, "both")
+		adj := cmp.Or(cp.Adjust, "both")
 		p.Adjust = nil
 		for _, tr := range []string{"A", "B"} {
 			if adj != "both" && adj != tr {
@@ -263,7 +264,7 @@ func (p *dualTrack) align(c *ctx, reason string) {
 	c.r.Iteration++
 	sp := p.sp()
 	p.AlignKey = fmt.Sprintf("align-%s-%d", sp.ID, p.Attempts)
-	c.task(p.AlignKey, TaskSpec{Subject: sp.ID + ": alignment check", Description: firstNonEmpty(sp.AlignmentCheck, "both tracks agree"), Role: p.In.Aligner, Expect: MsgSyncCheckpoint})
+	c.task(p.AlignKey, TaskSpec{Subject: sp.ID + ": alignment check", Description: cmp.Or(sp.AlignmentCheck, "both tracks agree"), Role: p.In.Aligner, Expect: MsgSyncCheckpoint})
 	c.to(p9Align, reason)
 }
 

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -363,7 +364,7 @@ func (st *AssemblerState) command(ev Event, cfg AssemblyConfig) ([]TraceUpdate, 
 	tr := ExecutionTrace{
 		ID:         traceID(st.SessionID, st.Seq),
 		SkillID:    skill,
-		TaskID:     firstNonEmpty(ev.TaskID, st.TaskID),
+		TaskID:     cmp.Or(ev.TaskID, st.TaskID),
 		Attempts:   []Attempt{a},
 		CreatedAt:  ev.Time,
 		SessionID:  st.SessionID,
@@ -643,15 +644,6 @@ func boundedStrings(in []string, n int) []string {
 		out = append(out, Truncate(strings.NewReplacer("\n", " ", "\r", " ").Replace(s), MaxIDLen))
 	}
 	return out
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 func firstNonEmptySlice(a, b []string) []string {

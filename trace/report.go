@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -94,7 +95,7 @@ func RenderMarkdown(r ScheduledReviewResult, title string) string {
 		b.WriteString("| pattern | skill | error | this period | in all | condition | known fix |\n|---|---|---|---|---|---|---|\n")
 		for _, p := range r.Patterns {
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s |\n", mdEscape(p.PatternID, 60), mdEscape(p.SkillID, 80),
-				mdEscape(p.ErrorType, 80), p.Count, p.Total, mdEscape(p.Condition, 300), mdEscape(firstNonEmpty(p.SuggestedFix, "–"), 240))
+				mdEscape(p.ErrorType, 80), p.Count, p.Total, mdEscape(p.Condition, 300), mdEscape(cmp.Or(p.SuggestedFix, "–"), 240))
 		}
 		b.WriteString("\n")
 	}

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -330,7 +331,7 @@ func learn(patterns []FailurePattern, t *ExecutionTrace, l lesson, now time.Time
 			ID:              "fp-" + hex.EncodeToString(h[:])[:12],
 			SkillID:         t.SkillID,
 			ErrorType:       typ,
-			Family:          firstNonEmpty(t.Family, cmd.Family),
+			Family:          cmp.Or(t.Family, cmd.Family),
 			Template:        Truncate(template, MaxExampleLen),
 			GroupingVersion: GroupingVersion,
 			FirstOccurred:   firstAt,
@@ -383,7 +384,7 @@ func learn(patterns []FailurePattern, t *ExecutionTrace, l lesson, now time.Time
 	if len(np.TraceIDs) > MaxPatternTraceIDs {
 		np.TraceIDs = np.TraceIDs[len(np.TraceIDs)-MaxPatternTraceIDs:]
 	}
-	ex := Truncate(firstNonEmpty(ErrorExcerpt(first.Error, 600), first.Error), MaxExampleLen)
+	ex := Truncate(cmp.Or(ErrorExcerpt(first.Error, 600), first.Error), MaxExampleLen)
 	if ex != "" && !contains(np.ExampleErrors, ex) {
 		np.ExampleErrors = append(np.ExampleErrors, ex)
 		if len(np.ExampleErrors) > MaxExampleErrors {
@@ -440,7 +441,7 @@ func topFix(fixes []FixTally) string {
 // "running `go test` (repo) in /src/api fails with go:test_fail: testrepo: …".
 func condition(p FailurePattern, cmd Command) string {
 	var b strings.Builder
-	fam := firstNonEmpty(p.Family, cmd.Family, strings.TrimPrefix(p.SkillID, "cmd:"))
+	fam := cmp.Or(p.Family, cmd.Family, strings.TrimPrefix(p.SkillID, "cmd:"))
 	fmt.Fprintf(&b, "running `%s`", fam)
 	if len(p.Args) > 0 {
 		args := p.Args
@@ -479,14 +480,14 @@ func verifyHeuristic(p FailurePattern) (HeuristicProposal, bool) {
 	if negativeHintRe.MatchString(p.SuggestedFix) {
 		kind = HeuristicAvoid
 	}
-	fam := firstNonEmpty(p.Family, strings.TrimPrefix(p.SkillID, "cmd:"))
+	fam := cmp.Or(p.Family, strings.TrimPrefix(p.SkillID, "cmd:"))
 	trigger := fmt.Sprintf("Before running `%s`", fam)
 	if cwd := p.Context[ContextCwd]; cwd != "" {
 		trigger += " in " + cwd
 	}
 	trigger += fmt.Sprintf(", or when it fails with %s", p.ErrorType)
 	why := fmt.Sprintf("`%s` failed with %s (%d time(s), last %s) and passed after: %s",
-		fam, Truncate(firstNonEmpty(p.Template, p.ErrorType), 200), p.Frequency, p.LastOccurred.UTC().Format("2006-01-02"), p.SuggestedFix)
+		fam, Truncate(cmp.Or(p.Template, p.ErrorType), 200), p.Frequency, p.LastOccurred.UTC().Format("2006-01-02"), p.SuggestedFix)
 	ev := append([]string(nil), p.TraceIDs...)
 	if len(ev) > 5 {
 		ev = ev[len(ev)-5:]

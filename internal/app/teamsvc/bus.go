@@ -1,7 +1,6 @@
 package teamsvc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/team"
 )
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 // SendInput sends a typed message on a team's bus.
 type SendInput struct {
@@ -124,25 +121,16 @@ func (s *Service) Inbox(ctx context.Context, in InboxInput) (*InboxResult, error
 	if in.VisibilitySeconds < 0 || in.VisibilitySeconds > 86400 {
 		return nil, app.Invalid(op, "visibility_seconds", "0 … 86400, got %d", in.VisibilitySeconds)
 	}
-	deadline := s.env.Now().Add(wait)
-	for {
-		w := s.waiter(project, in.Team)
-		res, next, err := s.inboxOnce(ctx, op, project, in, limit)
-		if err != nil || len(res.Items) > 0 || wait == 0 {
-			return res, err
-		}
-		now := s.env.Now()
-		if !now.Before(deadline) {
-			return res, nil
-		}
-		until := deadline
-		if !next.IsZero() && next.Before(until) {
-			until = next
-		}
-		if err := s.sleep(ctx, w, until.Sub(now)); err != nil {
-			return nil, err
-		}
+	var res *InboxResult
+	err = s.longPoll(ctx, project, in.Team, wait, func() (bool, time.Time, error) {
+		var next time.Time
+		res, next, err = s.inboxOnce(ctx, op, project, in, limit)
+		return err != nil || len(res.Items) > 0, next, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return res, nil
 }
 
 func (s *Service) inboxOnce(ctx context.Context, op, project string, in InboxInput, limit int) (*InboxResult, time.Time, error) {

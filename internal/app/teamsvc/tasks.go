@@ -274,23 +274,40 @@ func (s *Service) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error
 	if err != nil {
 		return nil, err
 	}
+	var res *ClaimResult
+	err = s.longPoll(ctx, project, in.Team, wait, func() (bool, time.Time, error) {
+		var next time.Time
+		res, next, err = s.claimOnce(ctx, op, project, in)
+		return err != nil || res.Task != nil, next, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// longPoll runs once until it is done or wait has passed, sleeping between
+// tries until a wake-up of the team, the next instant once names (a lease
+// that expires, a message that becomes visible) or the deadline.
+func (s *Service) longPoll(ctx context.Context, project, teamName string, wait time.Duration,
+	once func() (done bool, next time.Time, err error)) error {
 	deadline := s.env.Now().Add(wait)
 	for {
-		w := s.waiter(project, in.Team)
-		res, next, err := s.claimOnce(ctx, op, project, in)
-		if err != nil || res.Task != nil || wait == 0 {
-			return res, err
+		w := s.waiter(project, teamName)
+		done, next, err := once()
+		if err != nil || done || wait == 0 {
+			return err
 		}
 		now := s.env.Now()
 		if !now.Before(deadline) {
-			return res, nil
+			return nil
 		}
 		until := deadline
 		if !next.IsZero() && next.Before(until) {
 			until = next
 		}
 		if err := s.sleep(ctx, w, until.Sub(now)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package tracesvc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -236,7 +237,7 @@ func (s *Service) Verify(ctx context.Context, in VerifyInput) (*trace.Verdict, e
 			return nil, err
 		}
 	}
-	command := firstNonEmpty(in.Command, in.Observation.Command)
+	command := cmp.Or(in.Command, in.Observation.Command)
 	in.Observation.Command = command
 	var ix *trace.PatternIndex
 	err = s.env.View(ctx, op, func(tx store.Tx) error {

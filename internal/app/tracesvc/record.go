@@ -1,6 +1,7 @@
 package tracesvc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -177,7 +178,7 @@ func (s *Service) feed(ctx context.Context, tx store.Tx, project string, st *ses
 		res.Updates = append(res.Updates, trace.TraceUpdate{Kind: u.Kind, Trace: t})
 	}
 	if ev.Kind == trace.EventSessionEnd {
-		task := firstNonEmpty(st.Assembler.TaskID, ev.TaskID, st.Assembler.SessionID)
+		task := cmp.Or(st.Assembler.TaskID, ev.TaskID, st.Assembler.SessionID)
 		n, err := tx.CountTraces(ctx, project, store.TraceFilter{TaskID: task})
 		if err != nil {
 			return err
@@ -195,15 +196,6 @@ func (s *Service) feed(ctx context.Context, tx store.Tx, project string, st *ses
 }
 
 func truncID(s string) string { return trace.Truncate(s, trace.MaxIDLen) }
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
 
 // patchChain sets the signatures of an attempt of an open chain (the group
 // id the grouper gave its error).
