@@ -36,6 +36,7 @@ type (
 	WorkFunc               = teamsvc.WorkFunc
 	WorkResult             = teamsvc.WorkResult
 	TeamEvent              = store.TeamEvent
+	InboxItem              = store.InboxItem
 )
 
 // CreateTeam creates a team with its members and roles.

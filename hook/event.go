@@ -237,6 +237,11 @@ type Event struct {
 	Signal string `json:"signal,omitempty"`
 	// EndReason is why the client ended the session.
 	EndReason string `json:"end_reason,omitempty"`
+	// Team and Member bind the session to a member of a team (from
+	// KAIZEN_TEAM and KAIZEN_MEMBER in the hook's environment, see
+	// BindTeam): its hooks deliver the member's messages.
+	Team   string `json:"team,omitempty"`
+	Member string `json:"member,omitempty"`
 }
 
 // TaskID is the kaizen task of the event's session: the client name, a

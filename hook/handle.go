@@ -91,6 +91,10 @@ type Handler struct {
 	// Traces, when set, feeds shell commands, edits, prompts and session
 	// ends to failure learning's trace assembly (see TraceEvents).
 	Traces TraceBackend
+	// Team, when set, delivers the team messages of a session bound to a
+	// team member (Event.Team, Event.Member) in the answers to tool calls,
+	// prompts and session starts (see teamContext).
+	Team TeamBackend
 }
 
 // Recorded is what recording an event did: the durable part of a hook
@@ -255,7 +259,13 @@ func (h *Handler) Answer(ctx context.Context, ev Event, rec *Recorded) (Response
 			out.Context = joinText(out.Context, adv.Context)
 		}
 	}
-	out.Context = truncate(out.Context, maxInjected)
+	// Teammates' messages come first: a fix_required matters more than
+	// advice, and the total is cut at the end.
+	msgs, err := h.teamContext(ctx, ev)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	out.Context = truncate(joinText(msgs, out.Context), maxInjected)
 	return out, errors.Join(errs...)
 }
 

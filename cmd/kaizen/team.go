@@ -568,6 +568,7 @@ func msgInboxCommand(a *app) *cobra.Command {
 	f.StringVar(&in.Team, "team", "", "the team")
 	f.StringVar(&in.Member, "member", "", "your member name")
 	f.BoolVar(&in.Peek, "peek", false, "look without taking delivery")
+	f.BoolVar(&in.Redeliver, "redeliver", false, "take delivery of every unacknowledged message, also those still hidden (a resumed session)")
 	f.BoolVar(&in.All, "all", false, "include acknowledged messages")
 	f.IntVar(&in.WaitSeconds, "wait", 0, "wait up to this many seconds for a message")
 	f.IntVar(&in.Limit, "limit", 0, "at most this many")

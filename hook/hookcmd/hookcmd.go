@@ -258,6 +258,7 @@ func spoolEvent(o Options, cfg kaizen.Config, c hook.Client, name string, data [
 	if err != nil {
 		return nil, err
 	}
+	ev = hook.BindTeam(ev, os.Getenv)
 	cfg.Project = Project(o, cfg, ev.Dir)
 	at := time.Now()
 	if cfg.Now != nil {
@@ -312,7 +313,9 @@ func answer(ctx context.Context, o Options, s *spooled) result {
 	h.Project = cfg.Project
 	resp, err := h.Answer(ctx, ev, recorded)
 	if err != nil {
-		return result{task: r.task, via: "direct", err: fmt.Errorf("%v (project %s)", err, cfg.Project)}
+		// best effort, as in the daemon: what could be answered is
+		// printed (team messages delivered are not lost), the rest logged
+		_, _ = hook.AppendLog(cfg.Home, time.Now(), fmt.Sprintf("%s %s: %v (project %s)", c, name, err, cfg.Project))
 	}
 	r.via, r.out = "direct", hook.Render(c, name, resp)
 	return r

@@ -93,6 +93,10 @@ type InboxInput struct {
 	WaitSeconds int `json:"wait_seconds,omitempty"`
 	// VisibilitySeconds overrides the team's visibility timeout.
 	VisibilitySeconds int `json:"visibility_seconds,omitempty"`
+	// Redeliver delivers every unacknowledged message, also those handed
+	// out before and still hidden by their visibility timeout: what a
+	// receiver that lost its state (a resumed agent session) needs.
+	Redeliver bool `json:"redeliver,omitempty"`
 }
 
 // InboxResult is what a receiver got.
@@ -157,12 +161,19 @@ func (s *Service) inboxOnce(ctx context.Context, op, project string, in InboxInp
 		if in.VisibilitySeconds > 0 {
 			vis = time.Duration(in.VisibilitySeconds) * time.Second
 		}
-		items, err := tx.Inbox(ctx, project, in.Team, in.Member, store.InboxFilter{Unacked: true, VisibleAt: now, Limit: limit})
+		f := store.InboxFilter{Unacked: true, VisibleAt: now, Limit: limit}
+		if in.Redeliver {
+			f.VisibleAt = time.Time{}
+		}
+		items, err := tx.Inbox(ctx, project, in.Team, in.Member, f)
 		if err != nil {
 			return err
 		}
 		res.Items = items[:0]
 		for _, it := range items {
+			if in.Redeliver && now.Before(it.Delivery.VisibleAt) {
+				it.Delivery.VisibleAt = now
+			}
 			nd, ok := team.Deliver(it.Delivery, now, vis)
 			if !ok {
 				continue
