@@ -158,6 +158,9 @@ func (e *Engine) Close() error {
 	if e.experience != nil {
 		e.experience.Close()
 	}
+	if e.team != nil {
+		e.team.Close() // its PostgreSQL listener, if it runs
+	}
 	return e.closeStore()
 }
 

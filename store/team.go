@@ -133,3 +133,19 @@ type TeamStorage interface {
 	// first; only those of subject when it is set.
 	ListTeamEvents(ctx context.Context, project, teamName, subject string, afterID int64, limit int) ([]TeamEvent, error)
 }
+
+// TeamNotifier is implemented by backends that several processes share
+// (PostgreSQL LISTEN/NOTIFY): a process tells the others that a team
+// changed (a message, a task ready), and waits for what the others say.
+// The tables stay the source of truth; a notification only cuts a wait
+// short, and one lost (a dropped connection) costs a receiver nothing but
+// latency.
+type TeamNotifier interface {
+	// NotifyTeam tells every listening process that the team changed.
+	NotifyTeam(ctx context.Context, project, team string) error
+	// ListenTeams calls fn for every team change another process (or this
+	// one) announces, until ctx ends or the store closes. listening is
+	// called each time the listener is (re)connected: changes announced
+	// while it was not are not replayed, so a caller re-checks then.
+	ListenTeams(ctx context.Context, listening func(), fn func(project, team string)) error
+}

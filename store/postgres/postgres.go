@@ -31,6 +31,7 @@ var migrations embed.FS
 // Store is the PostgreSQL backend.
 type Store struct {
 	db     *sql.DB
+	dsn    string // for the dedicated LISTEN connection (notify.go)
 	closed atomic.Bool
 }
 
@@ -59,7 +60,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate postgres: %w", err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, dsn: dsn}, nil
 }
 
 func init() {

@@ -283,6 +283,9 @@ func (s *Service) Tail(ctx context.Context, in TailInput) ([]team.Message, error
 	if err != nil {
 		return nil, err
 	}
+	if wait > 0 {
+		s.listen(ctx)
+	}
 	deadline := s.env.Now().Add(wait)
 	for {
 		w := s.waiter(project, in.Team)
@@ -299,7 +302,7 @@ func (s *Service) Tail(ctx context.Context, in TailInput) ([]team.Message, error
 		if err != nil || len(out) > 0 || wait == 0 || !now.Before(deadline) {
 			return out, err
 		}
-		if err := s.sleep(ctx, w, deadline.Sub(now)); err != nil {
+		if err := s.sleep(ctx, w, s.maxSleep(deadline.Sub(now))); err != nil {
 			return nil, err
 		}
 	}

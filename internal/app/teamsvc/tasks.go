@@ -291,6 +291,9 @@ func (s *Service) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error
 // that expires, a message that becomes visible) or the deadline.
 func (s *Service) longPoll(ctx context.Context, project, teamName string, wait time.Duration,
 	once func() (done bool, next time.Time, err error)) error {
+	if wait > 0 {
+		s.listen(ctx)
+	}
 	deadline := s.env.Now().Add(wait)
 	for {
 		w := s.waiter(project, teamName)
@@ -306,7 +309,7 @@ func (s *Service) longPoll(ctx context.Context, project, teamName string, wait t
 		if !next.IsZero() && next.Before(until) {
 			until = next
 		}
-		if err := s.sleep(ctx, w, until.Sub(now)); err != nil {
+		if err := s.sleep(ctx, w, s.maxSleep(until.Sub(now))); err != nil {
 			return err
 		}
 	}
@@ -316,6 +319,9 @@ func (s *Service) longPoll(ctx context.Context, project, teamName string, wait t
 func (s *Service) sleep(ctx context.Context, w <-chan struct{}, d time.Duration) error {
 	t := time.NewTimer(max(d, time.Millisecond))
 	defer t.Stop()
+	if s.beforeSleep != nil {
+		s.beforeSleep()
+	}
 	select {
 	case <-w:
 	case <-t.C:
@@ -400,7 +406,9 @@ func (s *Service) claimOnce(ctx context.Context, op, project string, in ClaimInp
 		}
 	}
 	if err == nil && res.Task != nil {
-		s.notify(project, in.Team)
+		// a claim takes work away and readies nothing: the other
+		// processes' waiters need not hear of it
+		s.wake(project, in.Team)
 	}
 	return &res, next, teamErr(op, err)
 }

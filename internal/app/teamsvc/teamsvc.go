@@ -101,6 +101,11 @@ type Service struct {
 
 	mu    sync.Mutex
 	wakes map[string]chan struct{}
+	// remote carries wake-ups between processes on a shared store
+	// (notify.go); nil on a store only this process writes.
+	remote *remote
+	// beforeSleep, in tests, is called when a waiter is about to sleep.
+	beforeSleep func()
 
 	// Sweeper, when set, is told after a commit that created something to
 	// wait for (a lease, a timer): the engine's job runner.
@@ -112,6 +117,9 @@ type Service struct {
 // New returns the team service.
 func New(env *app.Env) *Service {
 	s := &Service{env: env, reg: team.NewRegistry(), wakes: map[string]chan struct{}{}}
+	if n, ok := env.Store.(store.TeamNotifier); ok {
+		s.remote = &remote{n: n, ready: make(chan struct{})}
+	}
 	s.init16()
 	return s
 }
@@ -137,8 +145,15 @@ func (s *Service) waiter(project, name string) <-chan struct{} {
 	return ch
 }
 
-// notify wakes every waiter of the team (after a commit).
+// notify wakes every waiter of the team (after a commit), here and in
+// the other processes sharing the store.
 func (s *Service) notify(project, name string) {
+	s.wake(project, name)
+	s.publish(project, name)
+}
+
+// wake wakes this process's waiters of the team.
+func (s *Service) wake(project, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := wakeKey(project, name)
@@ -148,9 +163,19 @@ func (s *Service) notify(project, name string) {
 	}
 }
 
-// Notify wakes the waiters of a team; a listener on another process's
-// changes (PostgreSQL NOTIFY) calls it.
-func (s *Service) Notify(project, name string) { s.notify(project, name) }
+// wakeAll wakes every waiter of this process (they read again).
+func (s *Service) wakeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, ch := range s.wakes {
+		close(ch)
+		delete(s.wakes, k)
+	}
+}
+
+// Notify wakes this process's waiters of a team, as a change announced by
+// another process does (the engine's own listener calls wake directly).
+func (s *Service) Notify(project, name string) { s.wake(project, name) }
 
 // --- untrusted text
 
