@@ -237,7 +237,7 @@ func teamTools() []*toolDef {
 		effect:      idempotent,
 		fields: map[string]field{"team": teamNameField, "member": memberField, "peek": {desc: "Look without taking delivery."},
 			"all": {desc: "Include acknowledged messages (implies peek)."}, "wait_seconds": waitField,
-			"redeliver": {desc: "Take delivery of every unacknowledged message, also those delivered before and still hidden (a resumed session)."},
+			"redeliver":          {desc: "Take delivery of every unacknowledged message, also those delivered before and still hidden (a resumed session)."},
 			"visibility_seconds": intField("How long delivered messages stay hidden before redelivery (default the team's, 30).", 0, 86400)},
 	}, func(ctx context.Context, e *kaizen.Engine, in kaizen.InboxInput) (kaizen.InboxResult, error) {
 		return deref(e.Inbox(ctx, in))
