@@ -76,7 +76,9 @@ func (h *Handler) teamContext(ctx context.Context, ev Event) (string, error) {
 		return "", nil
 	}
 	deliver, all := teamDelivers(ev.Kind)
-	if !deliver {
+	if !deliver || len(Render(ev.Client, ev.Name, Response{Context: "?"})) == 0 {
+		// an event whose answer carries no context to the agent must
+		// not take delivery of what it cannot show
 		return "", nil
 	}
 	res, err := h.Team.Inbox(ctx, kaizen.InboxInput{Project: h.Project, Team: ev.Team, Member: ev.Member,

@@ -191,3 +191,28 @@ func TestBindTeamNeedsBoth(t *testing.T) {
 		t.Errorf("binding %+v", ev)
 	}
 }
+
+// An event whose answer cannot carry context (a Claude Code Stop, an
+// older Cursor's afterShellExecution) takes no delivery: the message
+// waits for the next tool call.
+func TestTeamMessagesWaitForAnEventThatShowsThem(t *testing.T) {
+	b := teamBundle(t)
+	seq := b.teamSend(t, team.MessageType("note"), "later", `{}`)
+	if got := b.hookAnswer(t, "Stop", map[string]any{"stop_hook_active": false}); got != "" {
+		t.Errorf("Stop answered %q", got)
+	}
+	ev, err := hook.Parse(hook.Cursor, "afterShellExecution", fixture(t, hook.Cursor, "afterShellExecution"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Team, ev.Member = "crew", "ann"
+	if resp, err := b.h.Handle(context.Background(), ev); err != nil || resp.Context != "" {
+		t.Errorf("afterShellExecution: %v %q", err, resp.Context)
+	}
+	if d := b.delivery(t, seq); d.Deliveries != 0 {
+		t.Errorf("an event that shows nothing took delivery: %+v", d)
+	}
+	if got := b.hookAnswer(t, "PreToolUse", nil); !strings.Contains(got, `seq="1"`) {
+		t.Errorf("next tool call:\n%s", got)
+	}
+}
