@@ -145,7 +145,9 @@ type TeamNotifier interface {
 	NotifyTeam(ctx context.Context, project, team string) error
 	// ListenTeams calls fn for every team change another process (or this
 	// one) announces, until ctx ends or the store closes. listening is
-	// called each time the listener is (re)connected: changes announced
-	// while it was not are not replayed, so a caller re-checks then.
-	ListenTeams(ctx context.Context, listening func(), fn func(project, team string)) error
+	// called with true each time the listener is (re)connected and with
+	// false when it lost its connection: changes announced meanwhile are
+	// not replayed, so a caller polls while it is down and re-checks when
+	// it is back.
+	ListenTeams(ctx context.Context, listening func(up bool), fn func(project, team string)) error
 }

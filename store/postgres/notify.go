@@ -43,7 +43,7 @@ func (s *Store) NotifyTeam(ctx context.Context, project, team string) error {
 // ListenTeams implements store.TeamNotifier on a dedicated connection
 // (outside the pool, so no pooled connection keeps a LISTEN), reconnecting
 // with a growing pause (at most 5 s) when it drops.
-func (s *Store) ListenTeams(ctx context.Context, listening func(), fn func(project, team string)) error {
+func (s *Store) ListenTeams(ctx context.Context, listening func(up bool), fn func(project, team string)) error {
 	pause := 50 * time.Millisecond
 	for {
 		err := s.listenOnce(ctx, listening, fn)
@@ -67,7 +67,7 @@ func (s *Store) ListenTeams(ctx context.Context, listening func(), fn func(proje
 	}
 }
 
-func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(project, team string)) error {
+func (s *Store) listenOnce(ctx context.Context, listening func(up bool), fn func(project, team string)) error {
 	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
 		return fmt.Errorf("listen: connect: %w", err)
@@ -85,7 +85,8 @@ func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(projec
 		return fmt.Errorf("listen: %w", err)
 	}
 	if listening != nil {
-		listening()
+		listening(true)
+		defer listening(false)
 	}
 	for {
 		n, err := conn.WaitForNotification(ctx)

@@ -61,11 +61,14 @@ func (s *Service) listen(ctx context.Context) {
 		go func() {
 			defer close(r.done)
 			defer first()
-			err := r.n.ListenTeams(lctx, func() {
-				r.up.Store(true)
-				first()
+			err := r.n.ListenTeams(lctx, func(up bool) {
+				r.up.Store(up)
+				if up {
+					first()
+				}
 				// changes announced while not listening are not
-				// replayed: every waiter reads again
+				// replayed: every waiter reads again (and, while the
+				// listener is down, sleeps at most remotePoll)
 				s.wakeAll()
 			}, func(project, name string) { s.wake(project, name) })
 			r.up.Store(false)

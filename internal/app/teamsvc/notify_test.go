@@ -2,12 +2,18 @@ package teamsvc_test
 
 import (
 	"context"
+	"database/sql"
+	"net/url"
+	"strconv"
 	"testing"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" driver for the admin connection
 
 	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/internal/app/teamsvc"
 	"github.com/kaizenhq/kaizen/internal/pgtest"
+	"github.com/kaizenhq/kaizen/internal/testkit"
 	"github.com/kaizenhq/kaizen/store/postgres"
 	"github.com/kaizenhq/kaizen/team"
 )
@@ -175,5 +181,73 @@ func TestListenerStartsWithTheFirstWaitAndStopsOnClose(t *testing.T) {
 	a.Close()
 	if teamsvc.ListenerUp(a) {
 		t.Error("still listening after Close")
+	}
+}
+
+// The listening connection of daemon A is terminated by the server while
+// a receiver waits: the listener reconnects, and a message daemon B sends
+// afterwards still wakes the receiver.
+func TestListenerReconnectsAfterItsConnectionDrops(t *testing.T) {
+	base := pgtest.DSN(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	appName := "kaizen-listen-test-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	q.Set("application_name", appName)
+	u.RawQuery = q.Encode()
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	open := func(dsn string) *teamsvc.Service {
+		st, err := postgres.Open(t.Context(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		s := teamsvc.New(app.NewEnv(st, func() time.Time { return at }, nil, "proj"))
+		t.Cleanup(s.Close)
+		return s
+	}
+	a, b := open(u.String()), open(base)
+	ctx := t.Context()
+	agent := team.Worker{Kind: team.WorkerAgent}
+	if _, err := b.CreateTeam(ctx, teamsvc.TeamInput{Name: "alpha", Members: []team.Member{
+		{Name: "lead", Role: team.RoleCoordinator, Worker: agent}, {Name: "ann", Role: team.RoleExecutor, Worker: agent}}}); err != nil {
+		t.Fatal(err)
+	}
+	sleeping := asleep(a)
+	type got struct {
+		res *teamsvc.InboxResult
+		err error
+	}
+	done := make(chan got, 1)
+	go func() {
+		res, err := a.Inbox(ctx, teamsvc.InboxInput{Team: "alpha", Member: "ann", WaitSeconds: 300})
+		done <- got{res, err}
+	}()
+	within(t, "receiver asleep", sleeping)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var killed int
+	if err := admin.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = $1 AND query LIKE 'LISTEN %'`, appName).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminate the listening connection: %v, %d terminated", err, killed)
+	}
+	testkit.Eventually(t, "the listener reconnected", func() bool {
+		var n int
+		err := admin.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1
+			AND query LIKE 'LISTEN %'`, appName).Scan(&n)
+		return err == nil && n == 1 && teamsvc.ListenerUp(a)
+	})
+	m, err := b.Send(ctx, teamsvc.SendInput{Team: "alpha", From: "lead", To: "ann", Type: "note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := within(t, "receiver woken after the reconnect", done)
+	if r.err != nil || len(r.res.Items) != 1 || r.res.Items[0].Message.Seq != m.Seq {
+		t.Fatalf("receiver got %v %+v", r.err, r.res)
 	}
 }
