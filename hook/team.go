@@ -104,7 +104,8 @@ func (h *Handler) teamContext(ctx context.Context, ev Event) (string, error) {
 // TeamContext renders delivered team messages for an agent's context as
 // untrusted evidence: a heading saying they are teammates' data, not the
 // user's instructions, then one <team-message> element per message whose
-// attributes and body are HTML-escaped and whose body lines are quoted
+// attributes are HTML-escaped, whose body has &, < and > escaped and whose
+// body lines are quoted
 // ("> "), so no message can close its element, forge another or pose as
 // kaizen's own text.
 func TeamContext(teamName, member string, items []kaizen.InboxItem, resumed bool) string {
@@ -136,13 +137,17 @@ func TeamContext(teamName, member string, items []kaizen.InboxItem, resumed bool
 		// every line of the body is quoted, so none can pass for a
 		// heading or a line of kaizen's own
 		b.WriteString(">\n> ")
-		b.WriteString(strings.ReplaceAll(html.EscapeString(body), "\n", "\n> "))
+		b.WriteString(strings.ReplaceAll(bodyEscaper.Replace(body), "\n", "\n> "))
 		b.WriteString("\n</team-message>\n")
 	}
 	return b.String()
 }
 
 func attr(s string) string { return html.EscapeString(oneLine(s, maxIDBytes)) }
+
+// bodyEscaper escapes what could open or close an element in a message's
+// body; quotes stay readable (JSON data keeps its look).
+var bodyEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // shellWord quotes a name for the acknowledgement command shown to the
 // agent when it is not a plain word.
