@@ -121,7 +121,7 @@ func (t *Tx) DeleteMaturity(ctx context.Context, project, patternID string) erro
 	}
 	err := t.change(ctx, "delete maturity of "+patternID, `DELETE FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
 	if err == nil {
-		t.remember(maturityKey(project, patternID), nil, false)
+		t.rememberLocked(maturityKey(project, patternID), nil, false, true)
 		t.touch(project, patternID, false)
 	}
 	return err
