@@ -113,14 +113,15 @@ func (t *Tx) flushRows(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
+	var maturity []learning.Maturity
 	for k, e := range c.rows {
 		if !e.dirty {
 			continue
 		}
 		var err error
 		switch v := e.value.(type) {
-		case criterionDelta:
-			continue // flushDeltas, after the rows
+		case criterionDelta, learning.MaturityFeedback:
+			continue // flushDeltas and flushAppends, after the rows
 		case learning.Criterion:
 			err = t.writeCriterion(ctx, v)
 			if err == nil && t.d.ShardedCriteria {
@@ -130,7 +131,7 @@ func (t *Tx) flushRows(ctx context.Context) error {
 		case learning.Pattern:
 			err = t.writePattern(ctx, v)
 		case learning.Maturity:
-			err = t.writeMaturity(ctx, v)
+			maturity = append(maturity, v) // below, in multi-row statements
 		default:
 			err = fmt.Errorf("aggregate cache: unexpected %T", v)
 		}
@@ -138,6 +139,12 @@ func (t *Tx) flushRows(ctx context.Context) error {
 			return err
 		}
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
+	}
+	if err := t.writeMaturities(ctx, maturity); err != nil {
+		return err
+	}
+	if err := t.flushAppends(ctx); err != nil {
+		return err
 	}
 	return t.flushDeltas(ctx)
 }

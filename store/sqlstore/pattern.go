@@ -108,6 +108,9 @@ func (t *Tx) getPattern(ctx context.Context, project, id string, lock bool) (lea
 		}
 		return clonePattern(v.(learning.Pattern)), nil
 	}
+	if lock && t.agg != nil && !t.rowLocks() {
+		return t.lockPatternWithMaturity(ctx, project, id)
+	}
 	suffix := ""
 	if lock {
 		suffix = t.d.ForUpdate
@@ -126,6 +129,53 @@ func (t *Tx) getPattern(ctx context.Context, project, id string, lock bool) (lea
 		t.remember(k, nil, false)
 	}
 	return p, err
+}
+
+// lockPatternWithMaturity is a locking read of a pattern for the
+// aggregate cache: one statement reads the pattern and its maturity record
+// and caches both, since observing a pattern reads the two together. Only
+// without row locks (SQLite's exclusive writer): on PostgreSQL a join that
+// waited for the pattern's lock would return the maturity row of its
+// snapshot, from before the lock holder committed (READ COMMITTED re-reads
+// only the locked row), so there the record is read after the lock.
+func (t *Tx) lockPatternWithMaturity(ctx context.Context, project, id string) (learning.Pattern, error) {
+	type row struct {
+		p    learning.Pattern
+		m    learning.Maturity
+		hasM bool
+	}
+	r, err := one(ctx, t, "pattern "+id, func(s scanner) (row, error) {
+		var ps patternScan
+		var mid sql.NullString
+		var ms maturityScan
+		if err := s.Scan(append(append(ps.dest(), &mid), ms.nullableDest()...)...); err != nil {
+			return row{}, err
+		}
+		p, err := ps.finish()
+		if err != nil {
+			return row{}, err
+		}
+		r := row{p: p, hasM: mid.Valid}
+		if mid.Valid {
+			r.m, err = ms.finishNullable(p.Project, p.ID)
+		}
+		return r, err
+	}, `SELECT `+prefixed("p", patternCols)+`, m.pattern_id, `+prefixed("m", maturityValueCols)+`
+		FROM patterns p LEFT JOIN maturity m ON m.project = p.project AND m.pattern_id = p.id
+		WHERE p.project = ? AND p.id = ?`, project, id)
+	if err != nil {
+		return learning.Pattern{}, err
+	}
+	t.rememberLocked(patternKey(project, id), clonePattern(r.p), true, true)
+	mk := maturityKey(project, id)
+	if e, ok := t.agg.rows[mk]; !ok || !e.dirty {
+		if r.hasM {
+			t.rememberLocked(mk, r.m, true, true)
+		} else {
+			t.rememberLocked(mk, nil, false, true)
+		}
+	}
+	return r.p, nil
 }
 
 // GetPattern implements store.PatternStorage.
