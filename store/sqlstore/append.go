@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
 )
 
 // Appended rows (store.MaturityStorage.AppendMaturityFeedback). With the
@@ -33,10 +34,10 @@ func (t *Tx) AppendMaturityFeedback(ctx context.Context, f learning.MaturityFeed
 	return nil
 }
 
-// appendChunks are the row counts of the multi-row statements: every
-// count is written as a sum of them, so a handful of distinct statements
-// (prepared once) serve any group size.
-var appendChunks = []int{64, 16, 4, 1}
+// maxRowsPerStatement bounds the rows of one multi-row statement (its
+// bound parameters stay far below every driver's limit). A statement is
+// prepared per row count, so at most this many distinct ones per table.
+const maxRowsPerStatement = 64
 
 // flushAppends writes the appended rows, in id order.
 func (t *Tx) flushAppends(ctx context.Context) error {
@@ -56,25 +57,96 @@ func (t *Tx) flushAppends(ctx context.Context) error {
 	slices.SortFunc(keys, func(a, b rowKey) int {
 		return strings.Compare(a.project+"\x00"+a.id, b.project+"\x00"+b.id)
 	})
-	rest := keys
-	for _, n := range appendChunks {
-		for len(rest) >= n {
-			args := make([]any, 0, 9*n)
-			for _, k := range rest[:n] {
-				f := c.rows[k].value.(learning.MaturityFeedback)
-				args = append(args, f.Project, f.ID, f.PatternID, f.Success, string(f.Type), f.Weight, f.TaskID,
-					micros(f.Timestamp), f.Generation)
-			}
-			q := `INSERT INTO maturity_feedback (` + maturityFeedbackCols + `) VALUES ` +
-				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ") + ` ON CONFLICT DO NOTHING`
-			if _, err := t.exec(ctx, q, args...); err != nil {
-				return fmt.Errorf("insert maturity feedback: %w", err)
-			}
-			rest = rest[n:]
+	for rest := keys; len(rest) > 0; {
+		n := min(len(rest), maxRowsPerStatement)
+		args := make([]any, 0, 9*n)
+		for _, k := range rest[:n] {
+			f := c.rows[k].value.(learning.MaturityFeedback)
+			args = append(args, f.Project, f.ID, f.PatternID, f.Success, string(f.Type), f.Weight, f.TaskID,
+				micros(f.Timestamp), f.Generation)
 		}
+		q := `INSERT INTO maturity_feedback (` + maturityFeedbackCols + `) VALUES ` + placeholders(n, 9) + ` ON CONFLICT DO NOTHING`
+		if _, err := t.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("insert maturity feedback: %w", err)
+		}
+		rest = rest[n:]
 	}
 	for _, k := range keys {
 		t.forget(k)
+	}
+	return nil
+}
+
+// placeholders is the VALUES list of n rows of cols parameters.
+func placeholders(n, cols int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
+
+// patternValueCols are the columns of writePatterns' VALUES list, with the
+// PostgreSQL type of each parameter.
+var patternValueCols = []struct{ name, typ string }{
+	{"project", "text"}, {"id", "text"}, {"content", "text"}, {"content_key", "text"},
+	{"search_key", "text"}, {"content_hash", "text"}, {"kind", "text"}, {"is_negative", "boolean"},
+	{"success_count", "bigint"}, {"failure_count", "bigint"}, {"tags", "text"}, {"example_tasks", "text"},
+	{"reason", "text"}, {"source_id", "text"}, {"anti_pattern_id", "text"}, {"generation", "bigint"},
+	{"created_at", "bigint"}, {"updated_at", "bigint"},
+}
+
+// writePatterns writes staged patterns (rows this transaction holds
+// locked) in multi-row UPDATEs, in id order (PostgreSQL: one statement for
+// a group's patterns instead of one each).
+func (t *Tx) writePatterns(ctx context.Context, ps []learning.Pattern) error {
+	slices.SortFunc(ps, func(a, b learning.Pattern) int {
+		return strings.Compare(a.Project+"\x00"+a.ID, b.Project+"\x00"+b.ID)
+	})
+	for len(ps) > 0 {
+		n := min(len(ps), maxRowsPerStatement)
+		var q strings.Builder
+		q.WriteString(`UPDATE patterns AS p SET `)
+		for i, c := range patternValueCols[2:] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(c.name + " = v." + c.name)
+		}
+		q.WriteString(` FROM (VALUES `)
+		args := make([]any, 0, len(patternValueCols)*n)
+		for r, p := range ps[:n] {
+			if r > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(")
+			for i, c := range patternValueCols {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("CAST(? AS " + c.typ + ")")
+				if i < 2 {
+					q.WriteString(` COLLATE "C"`) // the key columns' collation
+				}
+			}
+			q.WriteString(")")
+			args = append(args, p.Project, p.ID, p.Content, learning.ContentKey(p.Content), strings.ToLower(p.Content),
+				contentHash(p.Content), string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount, jsonList(p.Tags),
+				jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation, micros(p.CreatedAt), micros(p.UpdatedAt))
+		}
+		q.WriteString(`) AS v (`)
+		for i, c := range patternValueCols {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(c.name)
+		}
+		q.WriteString(`) WHERE p.project = v.project AND p.id = v.id`)
+		res, err := t.exec(ctx, q.String(), args...)
+		if err != nil {
+			return fmt.Errorf("update patterns: %w", err)
+		}
+		if got, err := res.RowsAffected(); err != nil || got != int64(n) {
+			return fmt.Errorf("update patterns: %d of %d rows written (%v): %w", got, n, err, store.ErrNotFound)
+		}
+		ps = ps[n:]
 	}
 	return nil
 }

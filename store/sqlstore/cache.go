@@ -114,6 +114,7 @@ func (t *Tx) flushRows(ctx context.Context) error {
 		return nil
 	}
 	var maturity []learning.Maturity
+	var patterns []learning.Pattern
 	for k, e := range c.rows {
 		if !e.dirty {
 			continue
@@ -129,7 +130,11 @@ func (t *Tx) flushRows(ctx context.Context) error {
 				err = t.resetShards(ctx, v.Project, v.Name)
 			}
 		case learning.Pattern:
-			err = t.writePattern(ctx, v)
+			if t.rowLocks() {
+				patterns = append(patterns, v) // below, in multi-row statements
+			} else {
+				err = t.writePattern(ctx, v)
+			}
 		case learning.Maturity:
 			maturity = append(maturity, v) // below, in multi-row statements
 		default:
@@ -139,6 +144,9 @@ func (t *Tx) flushRows(ctx context.Context) error {
 			return err
 		}
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
+	}
+	if err := t.writePatterns(ctx, patterns); err != nil {
+		return err
 	}
 	if err := t.writeMaturities(ctx, maturity); err != nil {
 		return err

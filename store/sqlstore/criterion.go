@@ -136,6 +136,12 @@ func (t *Tx) ListCriteria(ctx context.Context, project string) ([]learning.Crite
 	if err := t.flushFirst(ctx); err != nil {
 		return nil, err
 	}
+	return t.readCriteria(ctx, project)
+}
+
+// readCriteria reads every criterion of a project from SQL, its shards
+// folded in (two statements).
+func (t *Tx) readCriteria(ctx context.Context, project string) ([]learning.Criterion, error) {
 	list, err := many(ctx, t, "criteria", scanCriterion,
 		`SELECT `+criterionCols+` FROM criteria WHERE project = ? ORDER BY name`, project)
 	if err != nil || !t.d.ShardedCriteria {

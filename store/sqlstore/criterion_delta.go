@@ -66,6 +66,20 @@ func (t *Tx) addPendingEvent(ctx context.Context, e learning.FeedbackEvent, weig
 	d.c.Apply(e, weight, halfLifeDays)
 	d.c.UpdatedAt = now
 	t.agg.put(deltaKey(e.Project, e.Criterion), cached{present: true, value: d})
+	if _, _, ok := t.lookup(k); !ok {
+		// The criterion as committed, for the caller's weight: every
+		// criterion of the project in two statements (an outcome adds
+		// events to several), instead of two per criterion.
+		all, err := t.readCriteria(ctx, e.Project)
+		if err != nil {
+			return learning.Criterion{}, err
+		}
+		for _, c := range all {
+			if _, _, ok := t.lookup(criterionKey(c.Project, c.Name)); !ok {
+				t.remember(criterionKey(c.Project, c.Name), c, true)
+			}
+		}
+	}
 	return t.GetCriterion(ctx, e.Project, e.Criterion)
 }
 

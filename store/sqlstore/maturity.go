@@ -104,26 +104,24 @@ func (t *Tx) writeMaturities(ctx context.Context, ms []learning.Maturity) error 
 	slices.SortFunc(ms, func(a, b learning.Maturity) int {
 		return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.PatternID, b.PatternID))
 	})
-	for _, n := range appendChunks {
-		for len(ms) >= n {
-			args := make([]any, 0, 17*n)
-			for _, m := range ms[:n] {
-				args = append(args, m.Project, m.PatternID, m.Helpful.Value, micros(m.Helpful.Ref), m.Harmful.Value, micros(m.Harmful.Ref),
-					m.HelpfulCount, m.HarmfulCount, m.NeutralCount, string(m.Manual), m.ManualReason, microsPtr(m.PromotedAt),
-					microsPtr(m.DeprecatedAt), micros(m.LastValidated), m.Generation, microsPtr(m.ResetAt), micros(m.UpdatedAt))
-			}
-			values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
-			if _, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES `+values+`
+	for len(ms) > 0 {
+		n := min(len(ms), maxRowsPerStatement)
+		args := make([]any, 0, 17*n)
+		for _, m := range ms[:n] {
+			args = append(args, m.Project, m.PatternID, m.Helpful.Value, micros(m.Helpful.Ref), m.Harmful.Value, micros(m.Harmful.Ref),
+				m.HelpfulCount, m.HarmfulCount, m.NeutralCount, string(m.Manual), m.ManualReason, microsPtr(m.PromotedAt),
+				microsPtr(m.DeprecatedAt), micros(m.LastValidated), m.Generation, microsPtr(m.ResetAt), micros(m.UpdatedAt))
+		}
+		if _, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES `+placeholders(n, 17)+`
 		ON CONFLICT (project, pattern_id) DO UPDATE SET helpful_sum = excluded.helpful_sum, helpful_ref = excluded.helpful_ref,
 		harmful_sum = excluded.harmful_sum, harmful_ref = excluded.harmful_ref, helpful_count = excluded.helpful_count,
 		harmful_count = excluded.harmful_count, neutral_count = excluded.neutral_count, manual_state = excluded.manual_state,
 		manual_reason = excluded.manual_reason, promoted_at = excluded.promoted_at, deprecated_at = excluded.deprecated_at,
 		last_validated = excluded.last_validated, generation = excluded.generation, reset_at = excluded.reset_at,
 		updated_at = excluded.updated_at`, args...); err != nil {
-				return fmt.Errorf("put maturity: %w", err)
-			}
-			ms = ms[n:]
+			return fmt.Errorf("put maturity: %w", err)
 		}
+		ms = ms[n:]
 	}
 	return nil
 }
