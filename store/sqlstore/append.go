@@ -83,41 +83,63 @@ func placeholders(n, cols int) string {
 	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
-// patternValueCols are the columns of writePatterns' VALUES list, with the
-// PostgreSQL type of each parameter.
-var patternValueCols = []struct{ name, typ string }{
-	{"project", "text"}, {"id", "text"}, {"content", "text"}, {"content_key", "text"},
-	{"search_key", "text"}, {"content_hash", "text"}, {"kind", "text"}, {"is_negative", "boolean"},
+// stagedPatternCols are what a staged pattern update changes (see
+// UpdatePattern): counts and evidence, none of them indexed, so neither
+// SQLite nor PostgreSQL rewrites an index entry for them.
+var stagedPatternCols = []struct{ name, typ string }{
+	{"project", "text"}, {"id", "text"}, {"is_negative", "boolean"},
 	{"success_count", "bigint"}, {"failure_count", "bigint"}, {"tags", "text"}, {"example_tasks", "text"},
 	{"reason", "text"}, {"source_id", "text"}, {"anti_pattern_id", "text"}, {"generation", "bigint"},
-	{"created_at", "bigint"}, {"updated_at", "bigint"},
+	{"updated_at", "bigint"},
 }
 
-// writePatterns writes staged patterns (rows this transaction holds
-// locked) in multi-row UPDATEs, in id order (PostgreSQL: one statement for
-// a group's patterns instead of one each).
-func (t *Tx) writePatterns(ctx context.Context, ps []learning.Pattern) error {
+func stagedPatternArgs(p learning.Pattern) []any {
+	return []any{p.Project, p.ID, p.IsNegative, p.SuccessCount, p.FailureCount, jsonList(p.Tags),
+		jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation, micros(p.UpdatedAt)}
+}
+
+// writeStagedPatterns writes staged patterns, in id order: on SQLite one
+// UPDATE each (a cheap local call), on PostgreSQL one multi-row UPDATE per
+// maxRowsPerStatement (a group's patterns in one round trip).
+func (t *Tx) writeStagedPatterns(ctx context.Context, ps []learning.Pattern) error {
 	slices.SortFunc(ps, func(a, b learning.Pattern) int {
 		return strings.Compare(a.Project+"\x00"+a.ID, b.Project+"\x00"+b.ID)
 	})
+	if !t.rowLocks() {
+		var set strings.Builder
+		for i, c := range stagedPatternCols[2:] {
+			if i > 0 {
+				set.WriteString(", ")
+			}
+			set.WriteString(c.name + " = ?")
+		}
+		q := `UPDATE patterns SET ` + set.String() + ` WHERE project = ? AND id = ?`
+		for _, p := range ps {
+			a := stagedPatternArgs(p)
+			if err := t.change(ctx, "update pattern "+p.ID, q, append(a[2:], a[0], a[1])...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for len(ps) > 0 {
 		n := min(len(ps), maxRowsPerStatement)
 		var q strings.Builder
 		q.WriteString(`UPDATE patterns AS p SET `)
-		for i, c := range patternValueCols[2:] {
+		for i, c := range stagedPatternCols[2:] {
 			if i > 0 {
 				q.WriteString(", ")
 			}
 			q.WriteString(c.name + " = v." + c.name)
 		}
 		q.WriteString(` FROM (VALUES `)
-		args := make([]any, 0, len(patternValueCols)*n)
+		args := make([]any, 0, len(stagedPatternCols)*n)
 		for r, p := range ps[:n] {
 			if r > 0 {
 				q.WriteString(", ")
 			}
 			q.WriteString("(")
-			for i, c := range patternValueCols {
+			for i, c := range stagedPatternCols {
 				if i > 0 {
 					q.WriteString(", ")
 				}
@@ -127,12 +149,10 @@ func (t *Tx) writePatterns(ctx context.Context, ps []learning.Pattern) error {
 				}
 			}
 			q.WriteString(")")
-			args = append(args, p.Project, p.ID, p.Content, learning.ContentKey(p.Content), strings.ToLower(p.Content),
-				contentHash(p.Content), string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount, jsonList(p.Tags),
-				jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation, micros(p.CreatedAt), micros(p.UpdatedAt))
+			args = append(args, stagedPatternArgs(p)...)
 		}
 		q.WriteString(`) AS v (`)
-		for i, c := range patternValueCols {
+		for i, c := range stagedPatternCols {
 			if i > 0 {
 				q.WriteString(", ")
 			}

@@ -130,11 +130,7 @@ func (t *Tx) flushRows(ctx context.Context) error {
 				err = t.resetShards(ctx, v.Project, v.Name)
 			}
 		case learning.Pattern:
-			if t.rowLocks() {
-				patterns = append(patterns, v) // below, in multi-row statements
-			} else {
-				err = t.writePattern(ctx, v)
-			}
+			patterns = append(patterns, v) // below, with the others
 		case learning.Maturity:
 			maturity = append(maturity, v) // below, in multi-row statements
 		default:
@@ -145,7 +141,7 @@ func (t *Tx) flushRows(ctx context.Context) error {
 		}
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
 	}
-	if err := t.writePatterns(ctx, patterns); err != nil {
+	if err := t.writeStagedPatterns(ctx, patterns); err != nil {
 		return err
 	}
 	if err := t.writeMaturities(ctx, maturity); err != nil {

@@ -206,11 +206,13 @@ func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 	}
 	contentChanged := learning.ContentKey(old.Content) != learning.ContentKey(p.Content)
 	_, _, locked := t.lookupLocked(patternKey(p.Project, p.ID))
-	if (contentChanged && p.Kind == learning.KindPattern) || old.Kind != p.Kind || !locked {
-		// (PostgreSQL: a pattern read without its lock is written at once,
-		// as without the cache; the UPDATE takes the lock.)
-		// may collide with another pattern's content: write now, so that
-		// the request that caused it gets the error
+	// Staged are updates of counts and evidence only, written at Flush by
+	// writeStagedPatterns without touching the indexed columns. Others are
+	// written now: a new content may collide with another pattern's (the
+	// request that caused it gets the error), and on PostgreSQL a pattern
+	// read without its lock is written at once, as without the cache (the
+	// UPDATE takes the lock).
+	if old.Content != p.Content || old.Kind != p.Kind || !old.CreatedAt.Equal(p.CreatedAt) || !locked {
 		if err := t.writePattern(ctx, p); err != nil {
 			return err
 		}
