@@ -207,6 +207,11 @@ type MaturityStorage interface {
 	// InsertMaturityFeedback records a use of a pattern (its observation
 	// and its maturity evidence).
 	InsertMaturityFeedback(ctx context.Context, f learning.MaturityFeedback) (bool, error)
+	// AppendMaturityFeedback is InsertMaturityFeedback for a caller that
+	// does not need to know whether the id existed (an existing id is
+	// kept): the backend may write it with others of the transaction in
+	// one statement before commit. Reads in the transaction see it.
+	AppendMaturityFeedback(ctx context.Context, f learning.MaturityFeedback) error
 	// MaturityFeedback returns a pattern's feedback oldest first (Timestamp, id).
 	MaturityFeedback(ctx context.Context, project, patternID string) ([]learning.MaturityFeedback, error)
 	EachMaturityFeedback(ctx context.Context, project string, fn func(learning.MaturityFeedback) error) error

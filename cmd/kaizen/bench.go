@@ -247,7 +247,7 @@ docs/BENCHMARKS.md lists published runs.`,
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
 	f.BoolVar(&compareRaw, "compare-raw", false, "record: also measure the raw driver (same driver and durability, one row per transaction, then --raw-rows per transaction) in the same run, and print ratios")
 	f.IntVar(&rounds, "rounds", 5, "with --compare-raw: alternate the raw and record runs in this many rounds of --duration/rounds each, so that a change of load on a shared machine affects both alike")
-	f.IntVar(&rawRows, "raw-rows", 0, "rows per transaction of the batched raw scenario (default: the measured outcomes per commit on SQLite, else --callers)")
+	f.IntVar(&rawRows, "raw-rows", 0, "rows per transaction of the batched raw scenario (default: the measured outcomes per commit of the group commit, else --callers)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	return cmd
 }

@@ -85,8 +85,8 @@ func openRaw(ctx context.Context, st store.Store) (*rawTarget, error) {
 }
 
 // rawRowsFor is the rows per transaction of the batched raw scenario: the
-// flag, else the outcomes per commit the store reached (SQLite's group
-// commit), else the number of callers.
+// flag, else the outcomes per commit the store reached (group commit),
+// else the number of callers.
 func rawRowsFor(flag int, perCommit float64, callers int) int {
 	switch {
 	case flag > 0:
@@ -123,7 +123,12 @@ func printRaw(w io.Writer, r *rawReport) {
 func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw bool,
 	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
 	perCommit := func(res *bench.RecordResult) {
-		if st, ok := e.Store().(*sqlite.Store); ok {
+		switch st := e.Store().(type) {
+		case *sqlite.Store:
+			if ws := st.Stats(); ws.Batches > 0 {
+				res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
+			}
+		case *postgres.Store: // group commit too (issue 17)
 			if ws := st.Stats(); ws.Batches > 0 {
 				res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
 			}

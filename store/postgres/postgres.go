@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +32,26 @@ type Store struct {
 	db     *sql.DB
 	dsn    string // for the dedicated LISTEN connection (notify.go)
 	closed atomic.Bool
+	// the group-commit writer (groupcommit.go)
+	reqs       chan *request
+	quit, done chan struct{}
+
+	batches, requests, reruns atomic.Int64
+}
+
+// WriterStats counts the writer's work: committed groups and the requests
+// they carried (requests/batches is the average group size).
+type WriterStats struct {
+	Batches  int64 `json:"batches"`
+	Requests int64 `json:"requests"`
+	// Reruns counts groups run again with a savepoint per request,
+	// because one of their requests failed.
+	Reruns int64 `json:"reruns"`
+}
+
+// Stats returns the writer's counters.
+func (s *Store) Stats() WriterStats {
+	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -60,7 +79,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate postgres: %w", err)
 	}
-	return &Store{db: db, dsn: dsn}, nil
+	s := &Store{db: db, dsn: dsn, reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
+	go s.writeLoop()
+	return s, nil
 }
 
 func init() {
@@ -98,25 +119,23 @@ func (s *Store) Backend() string { return "postgres" }
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Update implements store.Store: fn runs in a READ COMMITTED transaction
-// and is retried from the start on a serialization failure or deadlock.
+// shared with the other Updates of its group (groupcommit.go), and is run
+// again on a serialization failure or deadlock. It waits for the outcome
+// of its request even when ctx is cancelled after the writer took it, so
+// a nil error always means committed and a non-nil one means not.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if s.closed.Load() {
 		return store.ErrClosed
 	}
-	var err error
-	for attempt := 1; attempt <= maxAttempts; attempt++ {
-		err = s.attempt(ctx, nil, fn)
-		if !retryable(err) {
-			return err
-		}
-		backoff := time.Duration(rand.Int64N(int64(time.Duration(attempt) * 5 * time.Millisecond)))
-		select {
-		case <-time.After(backoff):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	req := &request{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.reqs <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.quit:
+		return store.ErrClosed
 	}
-	return fmt.Errorf("postgres transaction still conflicting after %d attempts: %w", maxAttempts, err)
+	return <-req.done
 }
 
 // View implements store.Store: a read-only REPEATABLE READ transaction, so
@@ -171,5 +190,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return store.ErrClosed
 	}
+	close(s.quit)
+	<-s.done // the group in progress commits
 	return s.db.Close()
 }

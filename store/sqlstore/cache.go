@@ -30,7 +30,12 @@ type rowKey struct {
 type cached struct {
 	present bool // false: known not to exist
 	dirty   bool
-	value   any // learning.Criterion | learning.Pattern | learning.Maturity
+	// locked: read under this transaction's row lock (SELECT … FOR UPDATE),
+	// so no other transaction can change it until this one ends. Always
+	// true where the dialect has no row locks (SQLite's writer transaction
+	// is exclusive).
+	locked bool
+	value  any // learning.Criterion | learning.Pattern | learning.Maturity | criterionDelta
 }
 
 type undoEntry struct {
@@ -108,27 +113,44 @@ func (t *Tx) flushRows(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
+	var maturity []learning.Maturity
+	var patterns []learning.Pattern
 	for k, e := range c.rows {
 		if !e.dirty {
 			continue
 		}
 		var err error
 		switch v := e.value.(type) {
+		case criterionDelta, learning.MaturityFeedback:
+			continue // flushDeltas and flushAppends, after the rows
 		case learning.Criterion:
 			err = t.writeCriterion(ctx, v)
+			if err == nil && t.d.ShardedCriteria {
+				// the row holds the whole aggregate (LockCriterion folded the shards)
+				err = t.resetShards(ctx, v.Project, v.Name)
+			}
 		case learning.Pattern:
-			err = t.writePattern(ctx, v)
+			patterns = append(patterns, v) // below, with the others
 		case learning.Maturity:
-			err = t.writeMaturity(ctx, v)
+			maturity = append(maturity, v) // below, in multi-row statements
 		default:
 			err = fmt.Errorf("aggregate cache: unexpected %T", v)
 		}
 		if err != nil {
 			return err
 		}
-		c.put(k, cached{present: e.present, value: e.value}) // clean; undo makes it dirty again
+		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
 	}
-	return nil
+	if err := t.writeStagedPatterns(ctx, patterns); err != nil {
+		return err
+	}
+	if err := t.writeMaturities(ctx, maturity); err != nil {
+		return err
+	}
+	if err := t.flushAppends(ctx); err != nil {
+		return err
+	}
+	return t.flushDeltas(ctx)
 }
 
 // touch records that a pattern (or its maturity record) changed; reset
@@ -208,16 +230,67 @@ func (t *Tx) lookup(k rowKey) (v any, present, ok bool) {
 	return e.value, e.present, true
 }
 
-// remember caches a row read from SQL (clean), or its absence.
+// remember caches a row read from SQL (clean), or its absence, read
+// without a row lock (unless the dialect has none).
 func (t *Tx) remember(k rowKey, v any, present bool) {
+	if !present && t.rowLocks() {
+		return // another transaction may create it
+	}
+	t.rememberLocked(k, v, present, !t.rowLocks())
+}
+
+// rememberLocked caches a row read from SQL (clean), saying whether this
+// transaction holds its row lock.
+func (t *Tx) rememberLocked(k rowKey, v any, present, locked bool) {
 	if t.agg != nil {
-		t.agg.put(k, cached{present: present, value: v})
+		t.agg.put(k, cached{present: present, locked: locked || !t.rowLocks(), value: v})
 	}
 }
 
-// stage caches a row to be written at Flush.
+// rowLocks reports whether the dialect locks rows (PostgreSQL): a cached
+// row read without its lock may be changed by another transaction, so a
+// locking read must go to SQL.
+func (t *Tx) rowLocks() bool { return t.d.ForUpdate != "" }
+
+// lookupLocked is lookup for a locking read: a hit only when the cached
+// row is held under this transaction's lock.
+func (t *Tx) lookupLocked(k rowKey) (v any, present, ok bool) {
+	if t.agg == nil {
+		return nil, false, false
+	}
+	e, ok := t.agg.rows[k]
+	if !ok || !e.locked {
+		return nil, false, false
+	}
+	return e.value, e.present, true
+}
+
+// forget drops a cached row (undone by Undo).
+func (t *Tx) forget(k rowKey) {
+	if t.agg == nil {
+		return
+	}
+	if _, ok := t.agg.rows[k]; ok {
+		t.agg.save(k)
+		delete(t.agg.rows, k)
+	}
+}
+
+// forgetClean drops a cached row unless it is staged.
+func (t *Tx) forgetClean(k rowKey) {
+	if t.agg == nil {
+		return
+	}
+	if e, ok := t.agg.rows[k]; ok && !e.dirty {
+		t.forget(k)
+	}
+}
+
+// stage caches a row to be written at Flush. A staged row counts as
+// locked: the caller read it with its lock, or the row has none (maturity
+// records are guarded by their pattern's lock), and Flush's write takes it.
 func (t *Tx) stage(k rowKey, v any) {
-	t.agg.put(k, cached{present: true, dirty: true, value: v})
+	t.agg.put(k, cached{present: true, dirty: true, locked: true, value: v})
 }
 
 // flushFirst writes staged rows before a query that reads the cached

@@ -29,7 +29,7 @@ func criterionKey(project, name string) rowKey { return rowKey{"criteria", proje
 // LockCriterion implements store.CriterionStorage.
 func (t *Tx) LockCriterion(ctx context.Context, project, name string, now time.Time) (learning.Criterion, error) {
 	k := criterionKey(project, name)
-	if v, present, ok := t.lookup(k); ok && present {
+	if v, present, ok := t.lookupLocked(k); ok && present {
 		return v.(learning.Criterion), nil
 	}
 	lock := `SELECT ` + criterionCols + ` FROM criteria WHERE project = ? AND name = ?` + t.d.ForUpdate
@@ -53,14 +53,34 @@ func (t *Tx) LockCriterion(ctx context.Context, project, name string, now time.T
 		}
 		c = fold(c, shards)
 	}
-	if err == nil {
-		t.remember(k, c, true)
+	if err != nil {
+		return c, err
 	}
-	return c, err
+	if d, ok := t.pendingDelta(project, name); ok {
+		// Events added before the lock and not yet in a shard: the
+		// locked row takes them, and is written at Flush.
+		c = fold(c, []shardRow{d.row()})
+		t.forget(deltaKey(project, name))
+		t.stage(k, c)
+		return c, nil
+	}
+	t.rememberLocked(k, c, true, true)
+	return c, nil
 }
 
 // GetCriterion implements store.CriterionStorage.
 func (t *Tx) GetCriterion(ctx context.Context, project, name string) (learning.Criterion, error) {
+	c, err := t.getCriterion(ctx, project, name)
+	if d, ok := t.pendingDelta(project, name); ok {
+		if errors.Is(err, store.ErrNotFound) {
+			return d.criterion(), nil
+		}
+		c = fold(c, []shardRow{d.row()})
+	}
+	return c, err
+}
+
+func (t *Tx) getCriterion(ctx context.Context, project, name string) (learning.Criterion, error) {
 	k := criterionKey(project, name)
 	if v, present, ok := t.lookup(k); ok {
 		if !present {
@@ -87,6 +107,7 @@ func (t *Tx) GetCriterion(ctx context.Context, project, name string) (learning.C
 // PutCriterion implements store.CriterionStorage.
 func (t *Tx) PutCriterion(ctx context.Context, c learning.Criterion) error {
 	if t.agg != nil {
+		t.forget(deltaKey(c.Project, c.Name)) // the whole aggregate replaces the pending events
 		t.stage(criterionKey(c.Project, c.Name), c)
 		return nil
 	}
@@ -115,6 +136,12 @@ func (t *Tx) ListCriteria(ctx context.Context, project string) ([]learning.Crite
 	if err := t.flushFirst(ctx); err != nil {
 		return nil, err
 	}
+	return t.readCriteria(ctx, project)
+}
+
+// readCriteria reads every criterion of a project from SQL, its shards
+// folded in (two statements).
+func (t *Tx) readCriteria(ctx context.Context, project string) ([]learning.Criterion, error) {
 	list, err := many(ctx, t, "criteria", scanCriterion,
 		`SELECT `+criterionCols+` FROM criteria WHERE project = ? ORDER BY name`, project)
 	if err != nil || !t.d.ShardedCriteria {

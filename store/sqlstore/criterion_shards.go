@@ -171,6 +171,9 @@ func (t *Tx) addShardedEvent(ctx context.Context, e learning.FeedbackEvent, weig
 
 // AddCriterionEvent implements store.CriterionStorage.
 func (t *Tx) AddCriterionEvent(ctx context.Context, e learning.FeedbackEvent, weight, halfLifeDays float64, now time.Time) (learning.Criterion, error) {
+	if t.d.ShardedCriteria && t.agg != nil {
+		return t.addPendingEvent(ctx, e, weight, halfLifeDays, now)
+	}
 	if t.d.ShardedCriteria {
 		return t.addShardedEvent(ctx, e, weight, halfLifeDays, now)
 	}

@@ -17,6 +17,9 @@ func (t *Tx) DeleteOutcome(ctx context.Context, project, id string) error {
 
 // DeleteMaturityFeedback implements store.ForgetStorage.
 func (t *Tx) DeleteMaturityFeedback(ctx context.Context, project, id string) error {
+	if err := t.flushAppends(ctx); err != nil {
+		return err
+	}
 	return t.change(ctx, "delete maturity feedback "+id, `DELETE FROM maturity_feedback WHERE project = ? AND id = ?`, project, id)
 }
 

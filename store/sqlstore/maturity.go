@@ -1,10 +1,13 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
@@ -92,17 +95,35 @@ func (t *Tx) PutMaturity(ctx context.Context, m learning.Maturity) error {
 }
 
 func (t *Tx) writeMaturity(ctx context.Context, m learning.Maturity) error {
-	_, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return t.writeMaturities(ctx, []learning.Maturity{m})
+}
+
+// writeMaturities upserts maturity records in multi-row statements (in
+// pattern order, the order concurrent writers lock them in).
+func (t *Tx) writeMaturities(ctx context.Context, ms []learning.Maturity) error {
+	slices.SortFunc(ms, func(a, b learning.Maturity) int {
+		return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.PatternID, b.PatternID))
+	})
+	for len(ms) > 0 {
+		n := min(len(ms), maxRowsPerStatement)
+		args := make([]any, 0, 17*n)
+		for _, m := range ms[:n] {
+			args = append(args, m.Project, m.PatternID, m.Helpful.Value, micros(m.Helpful.Ref), m.Harmful.Value, micros(m.Harmful.Ref),
+				m.HelpfulCount, m.HarmfulCount, m.NeutralCount, string(m.Manual), m.ManualReason, microsPtr(m.PromotedAt),
+				microsPtr(m.DeprecatedAt), micros(m.LastValidated), m.Generation, microsPtr(m.ResetAt), micros(m.UpdatedAt))
+		}
+		if _, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES `+placeholders(n, 17)+`
 		ON CONFLICT (project, pattern_id) DO UPDATE SET helpful_sum = excluded.helpful_sum, helpful_ref = excluded.helpful_ref,
 		harmful_sum = excluded.harmful_sum, harmful_ref = excluded.harmful_ref, helpful_count = excluded.helpful_count,
 		harmful_count = excluded.harmful_count, neutral_count = excluded.neutral_count, manual_state = excluded.manual_state,
 		manual_reason = excluded.manual_reason, promoted_at = excluded.promoted_at, deprecated_at = excluded.deprecated_at,
 		last_validated = excluded.last_validated, generation = excluded.generation, reset_at = excluded.reset_at,
-		updated_at = excluded.updated_at`,
-		m.Project, m.PatternID, m.Helpful.Value, micros(m.Helpful.Ref), m.Harmful.Value, micros(m.Harmful.Ref),
-		m.HelpfulCount, m.HarmfulCount, m.NeutralCount, string(m.Manual), m.ManualReason, microsPtr(m.PromotedAt),
-		microsPtr(m.DeprecatedAt), micros(m.LastValidated), m.Generation, microsPtr(m.ResetAt), micros(m.UpdatedAt))
-	return err
+		updated_at = excluded.updated_at`, args...); err != nil {
+			return fmt.Errorf("put maturity: %w", err)
+		}
+		ms = ms[n:]
+	}
+	return nil
 }
 
 // ListMaturity implements store.MaturityStorage.
@@ -121,7 +142,7 @@ func (t *Tx) DeleteMaturity(ctx context.Context, project, patternID string) erro
 	}
 	err := t.change(ctx, "delete maturity of "+patternID, `DELETE FROM maturity WHERE project = ? AND pattern_id = ?`, project, patternID)
 	if err == nil {
-		t.remember(maturityKey(project, patternID), nil, false)
+		t.rememberLocked(maturityKey(project, patternID), nil, false, true)
 		t.touch(project, patternID, false)
 	}
 	return err
@@ -139,6 +160,9 @@ func scanMaturityFeedback(s scanner) (learning.MaturityFeedback, error) {
 
 // InsertMaturityFeedback implements store.MaturityStorage.
 func (t *Tx) InsertMaturityFeedback(ctx context.Context, f learning.MaturityFeedback) (bool, error) {
+	if err := t.flushAppends(ctx); err != nil {
+		return false, err
+	}
 	return t.insert(ctx, "maturity feedback", `INSERT INTO maturity_feedback (`+maturityFeedbackCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, f.Project, f.ID, f.PatternID, f.Success, string(f.Type), f.Weight, f.TaskID, micros(f.Timestamp),
 		f.Generation)
@@ -146,12 +170,18 @@ func (t *Tx) InsertMaturityFeedback(ctx context.Context, f learning.MaturityFeed
 
 // MaturityFeedback implements store.MaturityStorage.
 func (t *Tx) MaturityFeedback(ctx context.Context, project, patternID string) ([]learning.MaturityFeedback, error) {
+	if err := t.flushAppends(ctx); err != nil {
+		return nil, err
+	}
 	return many(ctx, t, "maturity feedback", scanMaturityFeedback, `SELECT `+maturityFeedbackCols+`
 		FROM maturity_feedback WHERE project = ? AND pattern_id = ? ORDER BY ts, id`, project, patternID)
 }
 
 // EachMaturityFeedback implements store.MaturityStorage.
 func (t *Tx) EachMaturityFeedback(ctx context.Context, project string, fn func(learning.MaturityFeedback) error) error {
+	if err := t.flushAppends(ctx); err != nil {
+		return err
+	}
 	return each(ctx, t, "maturity feedback", scanMaturityFeedback, fn,
 		`SELECT `+maturityFeedbackCols+` FROM maturity_feedback WHERE project = ? ORDER BY ts, id`, project)
 }

@@ -77,8 +77,12 @@ func (t *Tx) InsertPattern(ctx context.Context, p learning.Pattern) (bool, error
 	if ok {
 		t.touch(p.Project, p.ID, false)
 	}
-	if ok && t.agg != nil {
-		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
+	if t.agg != nil && err == nil {
+		if ok {
+			t.rememberLocked(patternKey(p.Project, p.ID), clonePattern(p), true, true) // a new row is the inserter's
+		}
+		// Inserted, or in conflict with a pattern another transaction
+		// created since this one looked the content up (PostgreSQL).
 		t.forgetContent(p.Project, p.Content)
 	}
 	return ok, err
@@ -92,33 +96,96 @@ func clonePattern(p learning.Pattern) learning.Pattern {
 	return p
 }
 
-func (t *Tx) getPattern(ctx context.Context, project, id, suffix string) (learning.Pattern, error) {
+func (t *Tx) getPattern(ctx context.Context, project, id string, lock bool) (learning.Pattern, error) {
 	k := patternKey(project, id)
-	if v, present, ok := t.lookup(k); ok {
+	look := t.lookup
+	if lock {
+		look = t.lookupLocked
+	}
+	if v, present, ok := look(k); ok {
 		if !present {
 			return learning.Pattern{}, fmt.Errorf("pattern %s: %w", id, store.ErrNotFound)
 		}
 		return clonePattern(v.(learning.Pattern)), nil
 	}
+	if lock && t.agg != nil && !t.rowLocks() {
+		return t.lockPatternWithMaturity(ctx, project, id)
+	}
+	suffix := ""
+	if lock {
+		suffix = t.d.ForUpdate
+	}
 	p, err := one(ctx, t, "pattern "+id, scanPattern,
 		`SELECT `+patternCols+` FROM patterns WHERE project = ? AND id = ?`+suffix, project, id)
 	switch {
 	case err == nil:
-		t.remember(k, clonePattern(p), true)
+		t.rememberLocked(k, clonePattern(p), true, lock)
+		if lock && t.rowLocks() {
+			// The maturity record is guarded by the pattern's lock: one
+			// cached before it was taken may be stale.
+			t.forgetClean(maturityKey(project, id))
+		}
 	case errors.Is(err, store.ErrNotFound):
 		t.remember(k, nil, false)
 	}
 	return p, err
 }
 
+// lockPatternWithMaturity is a locking read of a pattern for the
+// aggregate cache: one statement reads the pattern and its maturity record
+// and caches both, since observing a pattern reads the two together. Only
+// without row locks (SQLite's exclusive writer): on PostgreSQL a join that
+// waited for the pattern's lock would return the maturity row of its
+// snapshot, from before the lock holder committed (READ COMMITTED re-reads
+// only the locked row), so there the record is read after the lock.
+func (t *Tx) lockPatternWithMaturity(ctx context.Context, project, id string) (learning.Pattern, error) {
+	type row struct {
+		p    learning.Pattern
+		m    learning.Maturity
+		hasM bool
+	}
+	r, err := one(ctx, t, "pattern "+id, func(s scanner) (row, error) {
+		var ps patternScan
+		var mid sql.NullString
+		var ms maturityScan
+		if err := s.Scan(append(append(ps.dest(), &mid), ms.nullableDest()...)...); err != nil {
+			return row{}, err
+		}
+		p, err := ps.finish()
+		if err != nil {
+			return row{}, err
+		}
+		r := row{p: p, hasM: mid.Valid}
+		if mid.Valid {
+			r.m, err = ms.finishNullable(p.Project, p.ID)
+		}
+		return r, err
+	}, `SELECT `+prefixed("p", patternCols)+`, m.pattern_id, `+prefixed("m", maturityValueCols)+`
+		FROM patterns p LEFT JOIN maturity m ON m.project = p.project AND m.pattern_id = p.id
+		WHERE p.project = ? AND p.id = ?`, project, id)
+	if err != nil {
+		return learning.Pattern{}, err
+	}
+	t.rememberLocked(patternKey(project, id), clonePattern(r.p), true, true)
+	mk := maturityKey(project, id)
+	if e, ok := t.agg.rows[mk]; !ok || !e.dirty {
+		if r.hasM {
+			t.rememberLocked(mk, r.m, true, true)
+		} else {
+			t.rememberLocked(mk, nil, false, true)
+		}
+	}
+	return r.p, nil
+}
+
 // GetPattern implements store.PatternStorage.
 func (t *Tx) GetPattern(ctx context.Context, project, id string) (learning.Pattern, error) {
-	return t.getPattern(ctx, project, id, "")
+	return t.getPattern(ctx, project, id, false)
 }
 
 // LockPattern implements store.PatternStorage.
 func (t *Tx) LockPattern(ctx context.Context, project, id string) (learning.Pattern, error) {
-	return t.getPattern(ctx, project, id, t.d.ForUpdate)
+	return t.getPattern(ctx, project, id, true)
 }
 
 // UpdatePattern implements store.PatternStorage. With the aggregate cache,
@@ -138,13 +205,18 @@ func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 		return fmt.Errorf("update pattern %s: %w", p.ID, err)
 	}
 	contentChanged := learning.ContentKey(old.Content) != learning.ContentKey(p.Content)
-	if (contentChanged && p.Kind == learning.KindPattern) || old.Kind != p.Kind {
-		// may collide with another pattern's content: write now, so that
-		// the request that caused it gets the error
+	_, _, locked := t.lookupLocked(patternKey(p.Project, p.ID))
+	// Staged are updates of counts and evidence only, written at Flush by
+	// writeStagedPatterns without touching the indexed columns. Others are
+	// written now: a new content may collide with another pattern's (the
+	// request that caused it gets the error), and on PostgreSQL a pattern
+	// read without its lock is written at once, as without the cache (the
+	// UPDATE takes the lock).
+	if old.Content != p.Content || old.Kind != p.Kind || !old.CreatedAt.Equal(p.CreatedAt) || !locked {
 		if err := t.writePattern(ctx, p); err != nil {
 			return err
 		}
-		t.remember(patternKey(p.Project, p.ID), clonePattern(p), true)
+		t.rememberLocked(patternKey(p.Project, p.ID), clonePattern(p), true, true)
 	} else {
 		t.stage(patternKey(p.Project, p.ID), clonePattern(p))
 	}
@@ -180,7 +252,7 @@ func (t *Tx) DeletePattern(ctx context.Context, project, id string) error {
 		t.touch(project, id, true)
 	}
 	if err == nil && t.agg != nil {
-		t.remember(patternKey(project, id), nil, false)
+		t.rememberLocked(patternKey(project, id), nil, false, true) // deleted by this transaction
 		t.forgetContent(project, content)
 	}
 	return err

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/kaizenhq/kaizen/learning"
@@ -121,6 +123,28 @@ func testMaturity(t *testing.T, setup setupFunc) {
 		}
 		requireList(t, "maturity feedback of project q", []learning.MaturityFeedback{other}, eachMaturityFeedback(b, "q"))
 		requireList(t, "maturity feedback of project p", []learning.MaturityFeedback{first}, eachMaturityFeedback(b, "p"))
+	})
+
+	t.Run("FeedbackAppend", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		first := fullMaturityFeedback("p", "mf-1")
+		b.seed(first)
+		dup := unicodeMaturityFeedback("mf-1")
+		dup.Project, dup.PatternID = "p", first.PatternID
+		added := fullMaturityFeedback("p", "mf-2")
+		added.Timestamp = first.Timestamp.Add(time.Second)
+		got := write(b, func(tx store.Tx) ([]learning.MaturityFeedback, error) {
+			for _, f := range []learning.MaturityFeedback{dup, added, added} {
+				if err := tx.AppendMaturityFeedback(b.ctx, f); err != nil {
+					return nil, err
+				}
+			}
+			// visible to reads of the same transaction
+			return tx.MaturityFeedback(b.ctx, "p", first.PatternID)
+		})
+		requireList(t, "maturity feedback read after appends", []learning.MaturityFeedback{first, added}, got)
+		requireList(t, "maturity feedback after appends", []learning.MaturityFeedback{first, added}, eachMaturityFeedback(b, "p"))
 	})
 
 	t.Run("FeedbackOrder", func(t *testing.T) {

@@ -206,7 +206,7 @@ func (s *Service) observe(ctx context.Context, tx store.Tx, id, project string, 
 	}
 	mf := learning.MaturityFeedback{ID: o.id, Project: project, PatternID: p.ID, Success: o.success,
 		Type: o.fbType, Weight: 1, TaskID: o.taskID, Timestamp: o.at, Generation: m.Generation}
-	if _, err := tx.InsertMaturityFeedback(ctx, mf); err != nil {
+	if err := tx.AppendMaturityFeedback(ctx, mf); err != nil {
 		return PatternUpdate{}, nil, err
 	}
 	p.Observe(mf, s.lc.MaxExampleTasks)
