@@ -294,11 +294,16 @@ type TeamDecision struct {
 	Constraints []string `json:"constraints,omitempty"`
 }
 
-// Learning is something the learning system should record: a pattern
-// observation or a heuristic.
+// Learning is something to remember: a pattern observation for the
+// learning system (record_pattern; Success is the outcome of the work it
+// was seen in) or a heuristic for the experience system
+// (record_heuristic: Content is the rule, Trigger when it applies,
+// Evidence what it is backed by).
 type Learning struct {
-	Content  string   `json:"content"`
-	Context  string   `json:"context,omitempty"`
+	Content string `json:"content"`
+	Context string `json:"context,omitempty"`
+	// Trigger says when a heuristic applies (record_heuristic).
+	Trigger  string   `json:"trigger,omitempty"`
 	Evidence []string `json:"evidence,omitempty"`
 	Success  bool     `json:"success"`
 }
