@@ -198,8 +198,8 @@ func (p *postMortem) start(c *ctx, input json.RawMessage) error {
 		}
 	}
 	c.r.MaxIterations, c.r.Iteration = 1, 1
-	if len(p.In.Subject) > MaxSubjectLen*5 {
-		return invalid(op, "subject", "at most %d bytes", MaxSubjectLen*5)
+	if len(p.In.Subject) > 4096 {
+		return invalid(op, "subject", "at most 4096 bytes")
 	}
 	if len(p.In.Participants) == 0 {
 		c.to(p10Collect, "no member to ask: report from execution data and bus history")

@@ -192,4 +192,16 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 			t.Errorf("kaizen plan lacks %q:\n%s", want, plan)
 		}
 	}
+	// the improvement action is a heuristic of the experience system, not
+	// an outcome that plan guidance could list as likely to fail
+	if h := string(kz("heuristic", "list")); !strings.Contains(h, "Add handler timeouts to the plan's checklist") {
+		t.Errorf("kaizen heuristic list lacks the improvement action:\n%s", h)
+	}
+	// plan guidance recalls it as a lesson (the seed's loop: the
+	// post-mortem feeds the next task's context loading), never among the
+	// strategies or their likely failures
+	strategies, lessons, _ := strings.Cut(plan, "### Lessons from past tasks")
+	if strings.Contains(strategies, "Add handler timeouts") || !strings.Contains(lessons, "**Lesson:** Add handler timeouts") {
+		t.Errorf("kaizen plan does not recall the improvement action as a lesson (and only so):\n%s", plan)
+	}
 }

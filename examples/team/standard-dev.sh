@@ -15,7 +15,9 @@
 #      executor for retrospectives; they answer on the bus and
 #      acknowledge the request;
 #   5. the restarted daemon's job runner records every run's outcome and
-#      the post-mortem's reusable pattern; `kaizen plan` lists them.
+#      the post-mortem's reusable pattern; `kaizen plan` lists them; the
+#      post-mortem's improvement action is a heuristic (`kaizen heuristic
+#      list`).
 #
 #   KAIZEN_HOME=$(mktemp -d) sh examples/team/standard-dev.sh
 #
@@ -137,4 +139,8 @@ $K run list --team $T
 say "5. the daemon records the outcomes; kaizen plan shows them"
 has_guidance() { $K plan "add a status endpoint" | grep -q "Collaboration pattern CP-10"; }
 wait_for "the post-mortem in kaizen plan" has_guidance
+# the improvement action is a heuristic of the experience system
+has_heuristic() { $K heuristic list | grep -q "Add handler timeouts"; }
+wait_for "the improvement action as a heuristic" has_heuristic
+$K heuristic list
 $K plan "add a status endpoint" | grep -i -e "collaboration pattern" -e "timeouts"
