@@ -1,0 +1,150 @@
+package teamsvc_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/internal/testkit"
+	"github.com/kaizenhq/kaizen/team"
+)
+
+// Composition rules of seed 004 in storage (the pure rules are tested in
+// package team): nesting, escalation and degradation start real child runs
+// whose outcomes come back to their parents; a child refused by a rule is
+// a failed child.
+
+func composeMembers() []team.Member {
+	agent := team.Worker{Kind: team.WorkerAgent}
+	return append(runMembers(),
+		team.Member{Name: "tess", Role: team.RoleTester, Worker: agent},
+		team.Member{Name: "ta", Role: team.RoleTrackA, Worker: agent},
+		team.Member{Name: "tb", Role: team.RoleTrackB, Worker: agent},
+		team.Member{Name: "pat", Role: team.RolePlanner, Worker: agent})
+}
+
+func (b *bundle) runs(q kaizen.RunQuery) []kaizen.RunSummary {
+	b.t.Helper()
+	rs, err := b.E.ListRuns(b.ctx, q)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return rs
+}
+
+// CP-2 inside each CP-6 increment (review_each): every increment whose
+// gate passed runs a Review-Fix Cycle as a child run before the next one.
+func TestCP6NestsCP2InEachIncrement(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend, composeMembers()...)
+		in := `{"plan":[{"id":"model"},{"id":"api","blocked_by":["model"]}],"review_each":true}`
+		ri, err := b.E.StartRun(b.ctx, kaizen.StartRunInput{Team: "alpha", Pattern: team.CP6, Input: json.RawMessage(in)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ri.Run.ID
+		for i, inc := range []string{"INCREMENT-1", "INCREMENT-2"} {
+			b.work("ann", "")                                         // implement the increment
+			b.work("tess", `{"increment":"`+inc+`","status":"PASS"}`) // its gate
+			kids := b.runs(kaizen.RunQuery{Pattern: string(team.CP2)})
+			if len(kids) != i+1 || kids[i].ParentID != id || kids[i].State != "REVIEW" {
+				t.Fatalf("%s: CP-2 children %+v", inc, kids)
+			}
+			if st := b.run(id).Run.State; st != "REVIEW" {
+				t.Fatalf("%s: parent in %s", inc, st)
+			}
+			b.work("rev", approve) // the nested review approves
+		}
+		b.work("tess", `{"pass_rate":1}`) // the final validation
+		got := b.run(id)
+		if got.Run.Outcome == nil || got.Run.Outcome.Status != team.OutcomeSuccess {
+			t.Fatalf("CP-6 %s %+v", got.Run.State, got.Run.Outcome)
+		}
+		for _, k := range b.runs(kaizen.RunQuery{Pattern: string(team.CP2)}) {
+			if k.Outcome == nil || *k.Outcome != team.OutcomeSuccess {
+				t.Errorf("child %+v", k)
+			}
+		}
+	})
+}
+
+// CP-2 escalates to CP-7 (escalate_to) on a design issue; with a swarm of
+// the team already active the child is refused (CP-7 is not re-entrant)
+// and CP-2 ends escalated to the user.
+func TestCP2EscalatesToCP7(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend, composeMembers()...)
+		design := `{"verdict":"BLOCK","design_issue":true,"findings":{"high":[{"description":"the module boundary is wrong"}]}}`
+		start := func() string {
+			ri, err := b.E.StartRun(b.ctx, kaizen.StartRunInput{Team: "alpha", Pattern: team.CP2, Input: json.RawMessage(`{"artifact":"auth","escalate_to":"CP-7"}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ri.Run.ID
+		}
+		first := start()
+		b.work("rev", design)
+		if st := b.run(first).Run.State; st != "ESCALATE" {
+			t.Fatalf("after a design issue: %s", st)
+		}
+		swarms := b.runs(kaizen.RunQuery{Pattern: string(team.CP7), ActiveOnly: true})
+		if len(swarms) != 1 || swarms[0].ParentID != first {
+			t.Fatalf("CP-7 child %+v", swarms)
+		}
+		second := start()
+		b.work("rev", design)
+		got := b.run(second).Run
+		if got.Outcome == nil || got.Outcome.Status != team.OutcomeEscalated || !strings.Contains(decisionsText(got), "refused") {
+			t.Fatalf("second CP-2 with a swarm active: %s %+v\n%s", got.State, got.Outcome, decisionsText(got))
+		}
+		if n := len(b.runs(kaizen.RunQuery{Pattern: string(team.CP7)})); n != 1 {
+			t.Fatalf("%d swarms", n)
+		}
+	})
+}
+
+func decisionsText(r team.Run) string {
+	var s []string
+	for _, d := range r.Decisions {
+		s = append(s, d.From+" → "+d.To+" ["+d.Event+"] "+d.Reason)
+	}
+	return strings.Join(s, "\n")
+}
+
+// CP-9 degrades to CP-1 after two failed alignments at a sync point: a
+// CP-1 child plans the remaining work sequentially, and its outcome ends
+// the dual-track run (degraded).
+func TestCP9DegradesToCP1(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend, composeMembers()...)
+		in := `{"requirement":"orders API","sync_points":[{"id":"SYNC-1","track_a_deliverable":"schema","track_b_deliverable":"stubs"}]}`
+		ri, err := b.E.StartRun(b.ctx, kaizen.StartRunInput{Team: "alpha", Pattern: team.CP9, Input: json.RawMessage(in)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ri.Run.ID
+		misaligned := `{"sync_id":"SYNC-1","status":"MISALIGNED","conflicts":["field names differ"],"adjust":"B"}`
+		b.work("ta", "")
+		b.work("tb", "")
+		b.work("lead", misaligned) // alignment 1
+		b.work("tb", "")           // track B adjusts
+		b.work("lead", misaligned) // alignment 2
+		if st := b.run(id).Run.State; st != "FALLBACK" {
+			t.Fatalf("after 2 misalignments: %s", st)
+		}
+		kids := b.runs(kaizen.RunQuery{Pattern: string(team.CP1)})
+		if len(kids) != 1 || kids[0].ParentID != id || kids[0].State != "PLAN" {
+			t.Fatalf("CP-1 child %+v", kids)
+		}
+		// the sequential pipeline runs to the end
+		b.work("pat", `{"summary":"schema, then stubs"}`)
+		b.work("ann", "")
+		b.work("tess", `{"pass_rate":1}`)
+		b.work("tess", approve) // REVIEW-001 (the tester reviews by default)
+		got := b.run(id).Run
+		if got.Outcome == nil || got.Outcome.Status != team.OutcomeDegraded || !strings.Contains(got.Outcome.Summary, "degraded to CP-1") {
+			t.Fatalf("CP-9 %s %+v", got.State, got.Outcome)
+		}
+	})
+}
