@@ -74,6 +74,50 @@ func TestCP1Matrix(t *testing.T) {
 	})
 }
 
+// inDiagram checks every state change of the run is an edge of its diagram.
+func (h *harness) inDiagram() {
+	h.t.Helper()
+	d, _ := DiagramFor(h.r.Pattern)
+	for _, dec := range h.r.Decisions {
+		if dec.From != dec.To && !d.Has(dec.From, dec.To) {
+			h.t.Errorf("%s → %s is not in the %s diagram", dec.From, dec.To, h.r.Pattern)
+		}
+	}
+}
+
+func TestCP1ReviewCycle(t *testing.T) {
+	t.Parallel()
+	t.Run("composition: CP-2 nested as the review stage, then TEST", func(t *testing.T) {
+		h := newHarness(t, CP1, PipelineInput{Requirement: "login", ReviewCycle: true})
+		h.task("plan-1", StatusCompleted, nil)
+		if h.r.Tasks["test-1"].Subject != "" || h.r.Tasks["review-1"].Subject != "" {
+			t.Fatal("TEST/REVIEW created before the review-fix cycle")
+		}
+		h.task("impl-1", StatusCompleted, nil)
+		h.wantState(p1ReviewFix)
+		c := h.has(CmdStartRun)
+		if c == nil || c.Child.Pattern != CP2 || !strings.Contains(string(c.Child.Input), `"reviewer":"reviewer"`) {
+			t.Fatalf("nested CP-2 %+v", c)
+		}
+		h.child("review", OutcomeSuccess)
+		h.wantState(p1Verify)
+		h.task("test-1", StatusCompleted, TestResult{PassRate: ptr(1.0)})
+		h.wantOutcome(OutcomeSuccess)
+		h.inDiagram()
+	})
+	t.Run("fallback: a cycle that does not converge escalates the pipeline", func(t *testing.T) {
+		h := newHarness(t, CP1, PipelineInput{Requirement: "login", ReviewCycle: true})
+		h.task("plan-1", StatusCompleted, nil)
+		h.task("impl-1", StatusCompleted, nil)
+		h.child("review", OutcomeEscalated)
+		h.wantOutcome(OutcomeEscalated)
+		h.inDiagram()
+		if _, _, err := Start(RunSpec{ID: "x", Pattern: CP1, Team: "alpha", Config: DefaultConfig(), Input: []byte(`{"requirement":"r","review_cycle":true,"no_review":true}`)}, t0); !errors.Is(err, ErrInvalid) {
+			t.Fatal(err)
+		}
+	})
+}
+
 func TestCP2Matrix(t *testing.T) {
 	t.Parallel()
 	block := func(n int) ReviewResult {

@@ -154,6 +154,9 @@ type Run struct {
 	Retries       int                  `json:"retries,omitempty"`
 	Decisions     []Decision           `json:"decisions,omitempty"`
 	Outcome       *Outcome             `json:"outcome,omitempty"`
+	// Compose is set on the runs of a composition: the steps, and which
+	// one this run is (the service starts the next when it finishes).
+	Compose *Composed `json:"compose,omitempty"`
 }
 
 // Finished reports whether the run has ended.
@@ -181,6 +184,7 @@ type RunSpec struct {
 	ParentKey string
 	Config    Config
 	Input     json.RawMessage
+	Compose   *Composed
 }
 
 // EventKind says what happened.
@@ -386,7 +390,7 @@ func Start(spec RunSpec, now time.Time) (Run, []Command, error) {
 	}
 	r := Run{
 		ID: spec.ID, Pattern: spec.Pattern, Team: spec.Team, ParentID: spec.ParentID, ParentKey: spec.ParentKey,
-		StartedAt: now, UpdatedAt: now, Config: spec.Config, Input: spec.Input,
+		StartedAt: now, UpdatedAt: now, Config: spec.Config, Input: spec.Input, Compose: spec.Compose,
 	}
 	c := &ctx{r: &r, now: now, event: "start"}
 	if err := m.start(c, spec.Input); err != nil {

@@ -16,7 +16,9 @@ import (
 )
 
 // TestStandardDevelopmentSurvivesKill runs examples/team/standard-dev.sh:
-// seed 004's "standard development" composition (CP-1 + CP-2 → CP-10)
+// seed 004's "standard development" composition (CP-1 + CP-2 → CP-10,
+// started from examples/team/standard.toml: CP-2 nested as CP-1's review
+// stage, CP-10 started when CP-1 finishes)
 // under `kaizen serve` with shell scripts as the planner, executor, tester
 // and reviewer, the daemon killed with SIGKILL and restarted on the same
 // home three times mid-run (CP-1 planned, a TEST task in progress with its
@@ -121,7 +123,7 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 		}
 		ran[f[1]]++
 	}
-	// PLAN, IMPL, TEST of CP-1; REVIEW, fix, REVIEW of CP-2
+	// PLAN, IMPL, TEST of CP-1; REVIEW, fix, REVIEW of the nested CP-2
 	if len(tasks) != 6 || len(ran) != 6 {
 		t.Errorf("%d tasks in the graph, %d run by workers; want 6 and 6\n%s", len(tasks), len(ran), doneLog)
 	}

@@ -148,3 +148,85 @@ func TestCP9DegradesToCP1(t *testing.T) {
 		}
 	})
 }
+
+// The seed's "standard development" as a template: CP-1 whose review
+// stage is a nested CP-2, then CP-10 started by the service when CP-1
+// finishes (every task has ended then), all in storage.
+func TestStandardCompositionTemplate(t *testing.T) {
+	testkit.ForEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend, composeMembers()...)
+		spec, err := team.ParseCompositionFile([]byte(`
+template = "standard"
+subject = "add GET /health"
+[input.CP-10]
+participants = []
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ri, err := b.E.StartComposition(b.ctx, kaizen.ComposeInput{Team: "alpha", Spec: spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := ri.Run.Compose; c == nil || c.Name != "standard" || len(c.Steps) != 2 || ri.Run.Pattern != team.CP1 {
+			t.Fatalf("first step %+v", ri.Run)
+		}
+		b.work("pat", `{"summary":"one handler"}`)
+		b.work("ann", "")    // IMPL-001
+		b.work("rev", block) // the nested CP-2: round 1 BLOCK
+		b.work("ann", "")    // IMPL-fix-1
+		b.work("rev", approve)
+		b.work("tess", `{"pass_rate":1}`) // TEST-001 on the reviewed code
+		if o := b.run(ri.Run.ID).Run.Outcome; o == nil || o.Status != team.OutcomeSuccess {
+			t.Fatalf("CP-1 %+v", o)
+		}
+		pm := b.runs(kaizen.RunQuery{Pattern: string(team.CP10)})
+		if len(pm) != 1 || pm[0].Outcome == nil || *pm[0].Outcome != team.OutcomeSuccess {
+			t.Fatalf("CP-10 after CP-1: %+v", pm)
+		}
+		if kids := b.runs(kaizen.RunQuery{Pattern: string(team.CP2)}); len(kids) != 1 || kids[0].ParentID != ri.Run.ID {
+			t.Fatalf("nested CP-2 %+v", kids)
+		}
+		evs, err := b.E.TeamEvents(b.ctx, "", "alpha", "", 0, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen bool
+		for _, e := range evs {
+			seen = seen || strings.Contains(e.Cause, "composition standard: step 2 (CP-10) after CP-1 success")
+		}
+		if !seen {
+			t.Error("no composition event")
+		}
+	})
+}
+
+// A step refused by the composition rules ends the composition: CP-10
+// does not start while a task of the team is open.
+func TestCompositionStepRefusedWhileTasksOpen(t *testing.T) {
+	b := setup(t, "sqlite", composeMembers()...)
+	b.add(kaizen.TeamTaskInput{ID: "other", Subject: "unrelated work", Owner: "lead"})
+	spec := team.CompositionSpec{Steps: []team.SpecStep{{Pattern: "CP-5", Input: map[string]any{"issue": "x", "agent": "ann"}}, {Pattern: "CP-10"}}}
+	ri, err := b.E.StartComposition(b.ctx, kaizen.ComposeInput{Team: "alpha", Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.work("ann", `{"resolved":true,"solution":"pin the version"}`)
+	if o := b.run(ri.Run.ID).Run.Outcome; o == nil || o.Status != team.OutcomeSuccess {
+		t.Fatalf("CP-5 %+v", o)
+	}
+	if pm := b.runs(kaizen.RunQuery{Pattern: string(team.CP10)}); len(pm) != 0 {
+		t.Fatalf("CP-10 started with a task open: %+v", pm)
+	}
+	evs, err := b.E.TeamEvents(b.ctx, "", "alpha", "", 0, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stopped bool
+	for _, e := range evs {
+		stopped = stopped || strings.Contains(e.Cause, "composition custom stopped: step 2 (CP-10) refused") && strings.Contains(e.Cause, "other")
+	}
+	if !stopped {
+		t.Error("no event says why the composition stopped")
+	}
+}

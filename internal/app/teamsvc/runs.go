@@ -37,6 +37,8 @@ type StartRunInput struct {
 	Config *team.Config `json:"config,omitempty"`
 	// Subject names the work (recorded with the run's outcome).
 	Subject string `json:"subject,omitempty"`
+	// compose: the composition the run is a step of (StartComposition).
+	compose *team.Composed
 }
 
 // RunInfo is a run as the surfaces show it.
@@ -421,7 +423,7 @@ func (s *Service) finished(ctx context.Context, tx store.Tx, project string, run
 		ev := team.Event{Kind: team.EventChild, Child: &team.ChildResult{Key: run.ParentKey, RunID: run.ID, Outcome: *o}}
 		return s.dispatch(ctx, tx, project, run.ParentID, ev)
 	}
-	return nil
+	return s.nextStep(ctx, tx, project, run, now)
 }
 
 // enqueueLearning records a reusable pattern (of a post-mortem, or a
@@ -493,7 +495,7 @@ func (s *Service) startRun(ctx context.Context, tx store.Tx, project string, in 
 			return team.Run{}, err
 		}
 	}
-	spec := team.RunSpec{ID: app.NewID("run-"), Pattern: in.Pattern, Team: in.Team, ParentID: parentID, ParentKey: parentKey, Config: cfg, Input: input}
+	spec := team.RunSpec{ID: app.NewID("run-"), Pattern: in.Pattern, Team: in.Team, ParentID: parentID, ParentKey: parentKey, Config: cfg, Input: input, Compose: in.compose}
 	run, cmds, err := team.Start(spec, now)
 	if err != nil {
 		return team.Run{}, teamErr(op, err)
