@@ -230,3 +230,33 @@ func TestCompositionStepRefusedWhileTasksOpen(t *testing.T) {
 		t.Error("no event says why the composition stopped")
 	}
 }
+
+// A swarm pauses the team's work in progress except the affected tasks
+// (the seed's step 1) and asks every member but the coordinators; the
+// paused work resumes when the swarm ends.
+func TestSwarmPausesTheTeamsWork(t *testing.T) {
+	b := setup(t, "sqlite", composeMembers()...)
+	b.add(kaizen.TeamTaskInput{ID: "busy", Subject: "other work", Owner: "ann"}, kaizen.TeamTaskInput{ID: "stuck", Subject: "the blocked one", Owner: "tess"})
+	b.claim("ann")
+	b.claim("tess")
+	ri, err := b.E.StartRun(b.ctx, kaizen.StartRunInput{Team: "alpha", Pattern: team.CP7, Input: json.RawMessage(`{"issue":"build broken","affected_tasks":["stuck"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in team.SwarmInput
+	if err := json.Unmarshal(ri.Run.Input, &in); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Pause) != 1 || in.Pause[0] != "busy" || len(in.Participants) != 9 {
+		t.Fatalf("pause %v participants %v", in.Pause, in.Participants)
+	}
+	if !b.task("busy").Paused || b.task("stuck").Paused {
+		t.Fatal("the work in progress is not paused (or the affected task is)")
+	}
+	if _, err := b.E.CancelRun(b.ctx, "", ri.Run.ID, "solved elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if b.task("busy").Paused {
+		t.Fatal("not resumed after the swarm")
+	}
+}

@@ -490,6 +490,11 @@ func (s *Service) startRun(ctx context.Context, tx store.Tx, project string, in 
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
+	if in.Pattern == team.CP7 {
+		if input, err = s.swarmInput(ctx, tx, project, in.Team, input); err != nil {
+			return team.Run{}, err
+		}
+	}
 	if in.Pattern == team.CP10 {
 		if input, err = s.postMortemInput(ctx, tx, project, in.Team, in.Subject, input, tasks); err != nil {
 			return team.Run{}, err
