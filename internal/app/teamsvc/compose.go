@@ -48,13 +48,17 @@ func (s *Service) StartComposition(ctx context.Context, in ComposeInput) (*RunIn
 }
 
 // nextStep starts the step of a composition that follows a finished
-// top-level run, when one's condition holds. A step refused by the
+// top-level run, when one's condition holds; a cancelled run cancels the
+// composition. A step refused by the
 // composition rules (CP-10 while tasks are open, a second swarm) ends the
 // composition; both are recorded as team events.
 func (s *Service) nextStep(ctx context.Context, tx store.Tx, project string, run team.Run, now time.Time) error {
 	c := run.Compose
 	if c == nil || run.ParentID != "" || run.Outcome == nil {
 		return nil
+	}
+	if n := len(run.Decisions); n > 0 && run.Decisions[n-1].Event == "cancel" {
+		return s.event(ctx, tx, project, run.Team, now, "composition", run.ID, "", "", fmt.Sprintf("composition %s cancelled at step %d (%s)", c.Name, c.Step+1, run.Pattern), nil)
 	}
 	i, ok := c.Next(run.Outcome.Status)
 	if !ok {

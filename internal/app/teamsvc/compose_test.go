@@ -260,3 +260,20 @@ func TestSwarmPausesTheTeamsWork(t *testing.T) {
 		t.Fatal("not resumed after the swarm")
 	}
 }
+
+// Cancelling a composition's run ends the composition: not even CP-10
+// (whose condition is "always") starts.
+func TestCancelledCompositionStops(t *testing.T) {
+	b := setup(t, "sqlite", composeMembers()...)
+	spec := team.CompositionSpec{Template: "standard", Subject: "add GET /health"}
+	ri, err := b.E.StartComposition(b.ctx, kaizen.ComposeInput{Team: "alpha", Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.E.CancelRun(b.ctx, "", ri.Run.ID, "changed our minds"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.runs(kaizen.RunQuery{})); n != 1 {
+		t.Fatalf("%d runs after cancelling the composition's first", n)
+	}
+}
