@@ -302,9 +302,9 @@ func TestCP6Matrix(t *testing.T) {
 		h.task("final", StatusCompleted, nil)
 		h.wantOutcome(OutcomeSuccess)
 	})
-	t.Run("timeout off by default; max iterations = increments × 3", func(t *testing.T) {
+	t.Run("timeout off by default; max iterations = increments × (1 + 3 retries)", func(t *testing.T) {
 		h := newHarness(t, CP6, IncrementalInput{Plan: []PlanItem{{ID: "a"}, {ID: "b"}, {ID: "c", BlockedBy: []string{"a"}}}})
-		if h.r.MaxIterations != 6 || len(h.r.Timers) != 0 {
+		if h.r.MaxIterations != 8 || len(h.r.Timers) != 0 {
 			t.Fatal(h.r.MaxIterations, h.r.Timers)
 		}
 	})

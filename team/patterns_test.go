@@ -343,9 +343,9 @@ func TestCP6Incremental(t *testing.T) {
 		h.task("final", StatusCompleted, TestResult{PassRate: ptr(1.0)})
 		h.wantOutcome(OutcomeSuccess)
 	})
-	t.Run("3 failures roll back and block; more than half blocked stops", func(t *testing.T) {
+	t.Run("3 retries still failing roll back and block; more than half blocked stops", func(t *testing.T) {
 		h := newHarness(t, CP6, IncrementalInput{Plan: plan})
-		for a := 1; a <= 3; a++ {
+		for a := 1; a <= 4; a++ { // the first attempt and 3 retries
 			h.task(keyf("impl-1-%d", a), StatusCompleted, nil)
 			f := fail
 			f.Increment = "INCREMENT-1"
@@ -355,7 +355,7 @@ func TestCP6Incremental(t *testing.T) {
 			t.Fatal("rollback before the next increment")
 		}
 		h.wantState(p6Impl) // 1 of 3 blocked: continue
-		for a := 1; a <= 3; a++ {
+		for a := 1; a <= 4; a++ {
 			h.task(keyf("impl-2-%d", a), StatusCompleted, nil)
 			f := fail
 			f.Increment = "INCREMENT-2"
