@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/team"
@@ -21,7 +22,7 @@ const (
 //
 //   - team and subject: the run's;
 //   - execution: the team's tasks by status and its bus messages
-//     (escalations, fix cycles, errors);
+//     (escalations, fix cycles, errors) since its previous post-mortem;
 //   - participants: every member but the coordinators (the seed asks all
 //     agents);
 //   - history: each participant's notable bus messages, the report's
@@ -61,8 +62,24 @@ func (s *Service) postMortemInput(ctx context.Context, tx store.Tx, project, tea
 	if hasExec && hasHist && hasOK {
 		return mustJSON(in), nil
 	}
-	exec := team.ExecutionData{TotalTasks: len(tasks)}
+	// The work under review is what happened since the team's previous
+	// post-mortem (a team that runs several cycles reviews each once).
+	runs, err := tx.ListTeamRuns(ctx, project, store.TeamRunFilter{Team: teamName})
+	if err != nil {
+		return nil, err
+	}
+	var since time.Time
+	for _, r := range runs {
+		if r.Pattern == string(team.CP10) && r.CreatedAt.After(since) {
+			since = r.CreatedAt
+		}
+	}
+	var exec team.ExecutionData
 	for _, t := range tasks {
+		if !t.CreatedAt.IsZero() && !t.CreatedAt.After(since) {
+			continue
+		}
+		exec.TotalTasks++
 		switch t.Status {
 		case team.StatusCompleted:
 			exec.Completed++
@@ -81,6 +98,9 @@ func (s *Service) postMortemInput(ctx context.Context, tx store.Tx, project, tea
 		}
 		for _, m := range ms {
 			after = m.Seq
+			if !m.CreatedAt.After(since) {
+				continue
+			}
 			exec.TotalMessages++
 			switch m.Type {
 			case team.MsgEscalate:
@@ -114,12 +134,8 @@ func (s *Service) postMortemInput(ctx context.Context, tx store.Tx, project, tea
 	}
 	if !hasOK {
 		ok := exec.Failed == 0
-		runs, err := tx.ListTeamRuns(ctx, project, store.TeamRunFilter{Team: teamName})
-		if err != nil {
-			return nil, err
-		}
 		for _, r := range runs {
-			if !r.Finished || r.ParentID != "" || r.Pattern == string(team.CP10) {
+			if !r.Finished || r.ParentID != "" || r.Pattern == string(team.CP10) || !r.CreatedAt.After(since) {
 				continue
 			}
 			run, err := decodeRun(r)

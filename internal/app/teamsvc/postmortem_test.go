@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/internal/testkit"
@@ -166,5 +167,20 @@ func TestPostMortemCollectsExecutionData(t *testing.T) {
 	o := b.run(ri.Run.ID).Run.Outcome
 	if o == nil || !strings.Contains(string(o.Data), `"ann: bus history"`) || !strings.Contains(string(o.Data), "flaky sandbox") {
 		t.Fatalf("outcome %+v", o)
+	}
+	// the next cycle's post-mortem reviews only what happened since
+	b.Clock.Advance(time.Minute)
+	b.add(kaizen.TeamTaskInput{ID: "t3", Subject: "three", Owner: "ann"})
+	b.work("ann", "")
+	ri, err = b.E.StartRun(b.ctx, kaizen.StartRunInput{Team: "alpha", Pattern: team.CP10, Input: json.RawMessage(`{"participants":[]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in = team.PostMortemInput{}
+	if err := json.Unmarshal(ri.Run.Input, &in); err != nil {
+		t.Fatal(err)
+	}
+	if e := in.Execution; e == nil || e.TotalTasks != 1 || e.Completed != 1 || e.Errors != 0 || in.WorkSucceeded == nil || !*in.WorkSucceeded {
+		t.Fatalf("second cycle: %+v %+v", in, in.Execution)
 	}
 }
