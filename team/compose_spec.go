@@ -225,6 +225,13 @@ func (spec CompositionSpec) Expand() (Composed, Config, error) {
 		if !PatternID(k).Valid() {
 			return out, cfg, invalid(op, "input", "%q is not a pattern id", k)
 		}
+		used := false
+		for _, s := range steps {
+			used = used || s.p == PatternID(k)
+		}
+		if !used {
+			return out, cfg, invalid(op, "input", "an input for %s, which is not a step of the composition", k)
+		}
 	}
 	if len(steps) > maxComposeSteps {
 		return out, cfg, invalid(op, "steps", "%d steps, at most %d", len(steps), maxComposeSteps)

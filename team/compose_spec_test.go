@@ -27,7 +27,13 @@ func TestCompositionTemplatesExpand(t *testing.T) {
 		"expert":        "CP-8 → CP-1{review_cycle}",
 	}
 	for _, c := range Compositions() {
-		got, _, err := CompositionSpec{Template: c.Name, Subject: "login", Inputs: inputs}.Expand()
+		mine := map[string]map[string]any{}
+		for _, st := range c.Steps {
+			if in, ok := inputs[string(st.Pattern)]; ok {
+				mine[string(st.Pattern)] = in
+			}
+		}
+		got, _, err := CompositionSpec{Template: c.Name, Subject: "login", Inputs: mine}.Expand()
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
@@ -105,6 +111,7 @@ input = { issue = "flaky build" }
 		`[[steps]]` + "\n" + `pattern = "CP-10"` + "\n[[steps]]\n" + `pattern = "CP-1"` + "\n" + `input = { requirement = "x" }`,
 		`[[steps]]` + "\n" + `pattern = "CP-4"` + "\n" + `input = { voters = ["a"] }`,
 		`template = "standard"` + "\n[config.swarm]\nmax_rounds = 0",
+		`template = "standard"` + "\n[input.CP-7]\nissue = \"x\"",
 	} {
 		spec, err := ParseCompositionFile([]byte(bad))
 		if err == nil {
