@@ -106,6 +106,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.team.Wake = runner.Wake
 	runner.Register(e.team.TimerJob())
 	runner.Register(teamsvc.OutcomeJob(e.recordRunOutcome))
+	runner.Register(teamsvc.LessonsJob(e.recordRunLessons))
 	e.backup = backupsvc.New(env, e.learning, e.experience, Version)
 	e.digest = digestsvc.New(env, e.learning, e.experience)
 	if err := e.learning.CheckHalfLives(ctx); err != nil {

@@ -71,6 +71,9 @@ const (
 	ExtractorRules Extractor = "rules" // the bilingual rule-based detectors (no model)
 	ExtractorLLM   Extractor = "llm"   // a configured chat model
 	ExtractorAgent Extractor = "agent" // the calling agent (agent-as-extractor MCP flow)
+	// ExtractorPostMortem: a team's post-mortem (CP-10): the improvement
+	// actions its members agreed on, as heuristics.
+	ExtractorPostMortem Extractor = "post-mortem"
 )
 
 // MinSignalConfidence is the seed's floor: signals below it are dropped.

@@ -98,6 +98,7 @@ func (s *Server) teamRoutes() []Route {
 			return teamEventQuery{project: q.str("project"), team: teamName, subject: q.str("subject"), after: int64(after), limit: limit}, err
 		}, "project", "subject", "after", "limit")),
 		api("POST /api/v1/teams/{team}/runs", teamBody(s, "start pattern run", func(in *kaizen.StartRunInput) (*string, *string) { return &in.Project, &in.Team }, e.StartRun)),
+		api("POST /api/v1/teams/{team}/compositions", teamBody(s, "start composition", func(in *kaizen.ComposeInput) (*string, *string) { return &in.Project, &in.Team }, e.StartComposition)),
 		api("GET /api/v1/runs", listAction(s, "list pattern runs", e.ListRunsPage, func(q query, limit, _ int) (kaizen.RunQuery, error) {
 			active, err := q.boolean("active")
 			return kaizen.RunQuery{Project: q.str("project"), Team: q.str("team"), Pattern: q.str("pattern"), ActiveOnly: active, Limit: limit}, err

@@ -100,6 +100,16 @@ func TestPatternRunsOverREST(t *testing.T) {
 	if e := b.post("/api/v1/teams/alpha/runs", map[string]any{"pattern": "CP-11"}).errorOf(t); e.Error.Code != "invalid_input" {
 		t.Fatalf("unknown pattern: %+v", e)
 	}
+	// a composition: the seed's high-risk template, its first step CP-4
+	comp := b.must(b.post("/api/v1/teams/alpha/compositions", map[string]any{"spec": map[string]any{"template": "high-risk",
+		"inputs": map[string]any{"CP-4": map[string]any{"proposal": map[string]any{"id": "p", "title": "gateway"}, "voters": []string{"ann", "rev"}},
+			"CP-6": map[string]any{"plan": []any{map[string]any{"id": "a"}}}}}}), http.StatusOK).json(t)
+	if r := comp["run"].(map[string]any); r["pattern"] != "CP-4" || r["compose"].(map[string]any)["name"] != "high-risk" {
+		t.Fatalf("composition %v", comp)
+	}
+	if e := b.post("/api/v1/teams/alpha/compositions", map[string]any{"spec": map[string]any{"template": "nope"}}).errorOf(t); e.Error.Code != "invalid_input" {
+		t.Fatalf("unknown template: %+v", e)
+	}
 	sel := b.must(b.post("/api/v1/patterns/select", map[string]any{"task_type": "review", "complexity": "low", "risk_level": "high"}), http.StatusOK).json(t)
 	if len(sel["patterns"].([]any)) != 4 {
 		t.Fatalf("selection %v", sel)

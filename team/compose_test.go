@@ -138,7 +138,7 @@ func TestDefaultConfigIsTheSeeds(t *testing.T) {
 	}
 	if c.Pipeline.PlanMaxRejections != 3 || c.Pipeline.TestPassRate != 0.95 || c.ReviewFix.MaxRounds != 5 || c.ReviewFix.NoImprovementRounds != 2 ||
 		c.FanOut.QuorumRatio != 1 || c.Consensus.ApprovalRatio != 0.67 || c.Consensus.MaxRounds != 2 || c.Escalation.MaxAttempts != [4]int{2, 1, 1, 1} ||
-		c.Incremental.MaxAttempts != 3 || c.Swarm.MaxRounds != 2 || c.Consult.ApplyConfidence != 0.8 || c.DualTrack.MaxAlignAttempts != 2 {
+		c.Incremental.MaxRetries != 3 || c.Swarm.MaxRounds != 2 || c.Consult.ApplyConfidence != 0.8 || c.DualTrack.MaxAlignAttempts != 2 {
 		t.Fatalf("%+v", c)
 	}
 	c.Consensus.ApprovalRatio = 1.5

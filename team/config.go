@@ -82,8 +82,10 @@ type EscalationConfig struct {
 
 // IncrementalConfig is CP-6's.
 type IncrementalConfig struct {
-	// MaxAttempts per increment before it is rolled back and blocked (seed: 3).
-	MaxAttempts int `json:"max_attempts"`
+	// MaxRetries of an increment whose gate failed before it is rolled
+	// back and blocked (seed: "每个增量最多 3 次重试" / "增量重试 3 次仍失败",
+	// 3): an increment gets 1 + MaxRetries attempts.
+	MaxRetries int `json:"max_retries"`
 	// MaxBlockedRatio: more blocked increments than this share stops delivery
 	// (seed: "超过半数", 0.5, strict).
 	MaxBlockedRatio float64 `json:"max_blocked_ratio"`
@@ -134,7 +136,7 @@ func DefaultConfig() Config {
 		FanOut:      FanOutConfig{QuorumRatio: 1.0, Timeout: 5 * time.Minute, IntersectionMin: 2, WeightedThreshold: 0.5},
 		Consensus:   ConsensusConfig{ApprovalRatio: 0.67, MaxRounds: 2, Timeout: 5 * time.Minute, Extensions: 1},
 		Escalation:  EscalationConfig{MaxAttempts: [4]int{2, 1, 1, 1}, UserTimeout: 30 * time.Minute},
-		Incremental: IncrementalConfig{MaxAttempts: 3, MaxBlockedRatio: 0.5},
+		Incremental: IncrementalConfig{MaxRetries: 3, MaxBlockedRatio: 0.5},
 		Swarm:       SwarmConfig{MaxRounds: 2, Timeout: 10 * time.Minute},
 		Consult:     ConsultConfig{ApplyConfidence: 0.8, TimeoutBlocking: 2 * time.Minute, TimeoutNormal: 5 * time.Minute, MaxFollowUps: 1},
 		DualTrack:   DualTrackConfig{SyncWait: 5 * time.Minute, MaxAlignAttempts: 2},
@@ -157,7 +159,7 @@ func (c Config) Validate() error {
 		{"fan_out.intersection_min", c.FanOut.IntersectionMin, 1},
 		{"consensus.max_rounds", c.Consensus.MaxRounds, 1},
 		{"consensus.extensions", c.Consensus.Extensions, 0},
-		{"incremental.max_attempts", c.Incremental.MaxAttempts, 1},
+		{"incremental.max_retries", c.Incremental.MaxRetries, 0},
 		{"swarm.max_rounds", c.Swarm.MaxRounds, 1},
 		{"consult.max_follow_ups", c.Consult.MaxFollowUps, 0},
 		{"dual_track.max_align_attempts", c.DualTrack.MaxAlignAttempts, 1},

@@ -36,6 +36,22 @@ type PostMortemInput struct {
 	Participants []string                 `json:"participants,omitempty"` // members asked for a retrospective
 	Gone         []string                 `json:"gone,omitempty"`         // members already shut down
 	History      map[string][]HistoryItem `json:"history,omitempty"`      // bus history per member
+	// WorkSucceeded is the outcome of the work under review; the reusable
+	// patterns are recorded with it (a pattern seen in failed work is not
+	// evidence that it works). nil: derived from the execution data (no
+	// failed task), false when that is missing too.
+	WorkSucceeded *bool `json:"work_succeeded,omitempty"`
+	// Subject says what the team worked on; it is the trigger of the
+	// heuristics made from the improvement actions.
+	Subject string `json:"subject,omitempty"`
+}
+
+// workSucceeded is the outcome the post-mortem's patterns are recorded with.
+func (in PostMortemInput) workSucceeded() bool {
+	if in.WorkSucceeded != nil {
+		return *in.WorkSucceeded
+	}
+	return in.Execution != nil && in.Execution.Failed == 0 && (in.Execution.TotalTasks == 0 || in.Execution.Completed > 0)
 }
 
 // PostMortemReport is the seed's structured report.
@@ -182,6 +198,9 @@ func (p *postMortem) start(c *ctx, input json.RawMessage) error {
 		}
 	}
 	c.r.MaxIterations, c.r.Iteration = 1, 1
+	if len(p.In.Subject) > 4096 {
+		return invalid(op, "subject", "at most 4096 bytes")
+	}
 	if len(p.In.Participants) == 0 {
 		c.to(p10Collect, "no member to ask: report from execution data and bus history")
 		p.report(c)
@@ -244,11 +263,22 @@ func (p *postMortem) report(c *ctx) {
 		c.finish(OutcomeSuccess, "nothing notable: minimal report, no memory write", rep)
 		return
 	}
-	for _, pat := range rep.ReusablePatterns {
-		c.learn(CmdRecordPattern, Learning{Content: pat, Context: "post-mortem of team " + p.In.Team, Evidence: sources, Success: true})
+	// The seed's learning loop: reusable patterns go to the learning
+	// system as pattern observations carrying the outcome of the work they
+	// were seen in; improvement actions become heuristics of the
+	// experience system (a rule for next time, triggered by this kind of
+	// work, backed by what was difficult).
+	ok := p.In.workSucceeded()
+	ctxText := "post-mortem of team " + p.In.Team
+	if p.In.Subject != "" {
+		ctxText += ": " + p.In.Subject
 	}
+	for _, pat := range rep.ReusablePatterns {
+		c.learn(CmdRecordPattern, Learning{Content: pat, Context: ctxText, Evidence: sources, Success: ok})
+	}
+	trigger := cmp.Or(p.In.Subject, "team "+p.In.Team+" plans and runs its next task")
 	for _, act := range rep.ImprovementActions {
-		c.learn(CmdRecordHeuristic, Learning{Content: act, Context: "post-mortem of team " + p.In.Team, Evidence: rep.WhatWasDifficult})
+		c.learn(CmdRecordHeuristic, Learning{Content: act, Context: ctxText, Trigger: trigger, Evidence: rep.WhatWasDifficult, Success: ok})
 	}
 	c.finish(OutcomeSuccess, fmt.Sprintf("report: %d went well, %d difficult, %d action(s), %d pattern(s)", len(rep.WhatWentWell), len(rep.WhatWasDifficult), len(rep.ImprovementActions), len(rep.ReusablePatterns)), rep)
 }

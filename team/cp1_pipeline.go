@@ -20,6 +20,12 @@ type PipelineInput struct {
 	ApproveBy string `json:"approve_by,omitempty"`
 	// NoReview skips the REVIEW stage.
 	NoReview bool `json:"no_review,omitempty"`
+	// ReviewCycle runs the REVIEW stage as a nested CP-2 Review-Fix Cycle
+	// (the seed's "standard development": CP-1 + CP-2): once the
+	// implementation is complete a CP-2 child reviews and fixes it, and
+	// TEST runs on the reviewed code. A cycle that does not converge
+	// escalates the pipeline.
+	ReviewCycle bool `json:"review_cycle,omitempty"`
 	// TestGate is the gate command of the TEST tasks.
 	TestGate string `json:"test_gate,omitempty"`
 }
@@ -31,6 +37,7 @@ const (
 	p1Impl       = "IMPL"
 	p1Verify     = "VERIFY"
 	p1Fix        = "FIX"
+	p1ReviewFix  = "REVIEW_FIX" // the nested CP-2 (review_cycle)
 )
 
 type pipeline struct {
@@ -58,6 +65,9 @@ func (p *pipeline) start(c *ctx, input json.RawMessage) error {
 	if strings.TrimSpace(p.In.Requirement) == "" {
 		return invalid(op, "requirement", "required")
 	}
+	if p.In.ReviewCycle && p.In.NoReview {
+		return invalid(op, "review_cycle", "contradicts no_review")
+	}
 	if p.In.ApproveBy != "" {
 		if err := ValidateAddress(p.In.ApproveBy); err != nil {
 			return err
@@ -66,6 +76,9 @@ func (p *pipeline) start(c *ctx, input json.RawMessage) error {
 	p.In.Planner = orRole(p.In.Planner, RolePlanner)
 	p.In.Executor = orRole(p.In.Executor, RoleExecutor)
 	p.In.Tester = orRole(p.In.Tester, RoleTester)
+	if p.In.ReviewCycle && p.In.Reviewer == "" {
+		p.In.Reviewer = RoleReviewer // CP-2's reviewer
+	}
 	p.In.Reviewer = orRole(p.In.Reviewer, RoleTester)
 	c.r.MaxIterations = c.r.Config.Pipeline.MaxIterations
 	p.newPlan(c, p.In.Planner, "", "plan the requirement")
@@ -120,6 +133,15 @@ func (p *pipeline) handle(c *ctx, s signal) error {
 		switch {
 		case (s.key == p.ImplKey || s.key == "") && s.typ == MsgImplComplete,
 			s.kind == sigTask && s.key == p.ImplKey && s.status == StatusCompleted:
+			if p.In.ReviewCycle && p.TestKey == "" {
+				c.r.Tasks[p.ImplKey] = withStatus(c.r.Tasks[p.ImplKey], StatusCompleted)
+				in := ReviewFixInput{Artifact: "IMPL-001: " + p.In.Requirement, Producer: p.In.Executor, Reviewer: orRole(p.In.Reviewer, RoleReviewer)}
+				if err := c.startChild("review", CP2, in, "review-fix in validation"); err != nil {
+					return err
+				}
+				c.to(p1ReviewFix, "implementation complete: CP-2 reviews and fixes it before TEST")
+				return nil
+			}
 			c.to(p1Verify, "implementation complete; TEST and REVIEW unlocked")
 			p.evaluate(c, cfg)
 		case s.kind == sigTask && s.key == p.ImplKey && (s.status == StatusFailed || s.status == StatusCancelled):
@@ -130,6 +152,18 @@ func (p *pipeline) handle(c *ctx, s signal) error {
 		if p.collect(c, s, true) {
 			p.evaluate(c, cfg)
 		}
+	case p1ReviewFix:
+		if s.kind != sigChild {
+			return nil
+		}
+		if s.child.Status != OutcomeSuccess && s.child.Status != OutcomeDegraded {
+			p.History = append(p.History, "review-fix cycle "+string(s.child.Status)+": "+s.child.Summary)
+			c.finish(OutcomeEscalated, "the nested review-fix cycle did not converge ("+string(s.child.Status)+": "+s.child.Summary+"); the user must decide", p.report())
+			return nil
+		}
+		p.TestKey = "test-1"
+		c.task(p.TestKey, TaskSpec{Subject: "TEST-001", Description: "Test the reviewed implementation", Role: p.In.Tester, Gate: p.In.TestGate, Expect: MsgTestResult})
+		c.to(p1Verify, "review-fix cycle "+string(s.child.Status)+": TEST unlocked")
 	}
 	return nil
 }
@@ -259,6 +293,11 @@ func (p *pipeline) approve(c *ctx, reason string) {
 	c.r.Iteration = 1
 	p.ImplKey, p.TestKey = "impl-1", "test-1"
 	c.task(p.ImplKey, TaskSpec{Subject: "IMPL-001", Description: "Implement: " + p.In.Requirement, Role: p.In.Executor, BlockedBy: []string{p.PlanKey}, Expect: MsgImplComplete})
+	if p.In.ReviewCycle {
+		p.TestKey = "" // TEST follows the nested review-fix cycle
+		c.to(p1Impl, reason)
+		return
+	}
 	c.task(p.TestKey, TaskSpec{Subject: "TEST-001", Description: "Test the implementation", Role: p.In.Tester, BlockedBy: []string{p.ImplKey}, Gate: p.In.TestGate, Expect: MsgTestResult})
 	if !p.In.NoReview {
 		p.ReviewKey = "review-1"

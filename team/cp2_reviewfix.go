@@ -177,7 +177,7 @@ func (p *reviewFix) handle(c *ctx, s signal) error {
 				}
 				p.review(c, "escalation resolved the issue: re-review")
 			default:
-				c.finish(OutcomeEscalated, "escalation did not resolve: "+p.EscalateWhy, p.data())
+				c.finish(OutcomeEscalated, "escalation did not resolve: "+p.EscalateWhy+" ("+string(p.In.EscalateTo)+": "+s.child.Summary+")", p.data())
 			}
 		}
 	}

@@ -87,7 +87,7 @@ func (p *incremental) start(c *ctx, input json.RawMessage) error {
 	for i, l := range layers {
 		p.Incs = append(p.Incs, Increment{ID: fmt.Sprintf("INCREMENT-%d", i+1), Items: l, Status: "PENDING"})
 	}
-	c.r.MaxIterations = len(p.Incs) * c.r.Config.Incremental.MaxAttempts
+	c.r.MaxIterations = len(p.Incs) * (c.r.Config.Incremental.MaxRetries + 1)
 	p.implement(c, fmt.Sprintf("%d plan item(s) in %d increment(s) (dependency layers)", len(p.In.Plan), len(p.Incs)))
 	return nil
 }
@@ -259,7 +259,7 @@ func (p *incremental) gateFailed(c *ctx, cfg IncrementalConfig, failed []string,
 	c.cancelTimer("increment")
 	in := p.inc()
 	p.Failed = failed
-	if in.Attempts >= cfg.MaxAttempts {
+	if in.Attempts > cfg.MaxRetries {
 		in.Status = "BLOCKED"
 		p.RollbackKey = fmt.Sprintf("rollback-%d", p.Cur+1)
 		c.task(p.RollbackKey, TaskSpec{Subject: "ROLLBACK-" + in.ID, Description: "Roll back the code of " + in.ID + " (failed " + fmt.Sprint(in.Attempts) + " times)", Role: p.In.Executor})

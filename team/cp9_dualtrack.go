@@ -66,6 +66,11 @@ type dualTrack struct {
 	Swarmed  bool           `json:"swarmed,omitempty"`
 	Blocked  string         `json:"blocked,omitempty"` // "A" or "B"
 	Aligned  []string       `json:"aligned,omitempty"`
+	// PreA and PreB: a task the fast track started early on the next sync
+	// point's deliverable while waiting for the slow one (the seed's
+	// "fast track pre-builds the next phase").
+	PreA string `json:"pre_a,omitempty"`
+	PreB string `json:"pre_b,omitempty"`
 }
 
 func (p *dualTrack) start(c *ctx, input json.RawMessage) error {
@@ -95,17 +100,60 @@ func (p *dualTrack) sp() SyncPoint { return p.In.SyncPoints[p.Idx] }
 
 func (p *dualTrack) launch(c *ctx, reason string) {
 	sp := p.sp()
-	if !p.ADone {
+	// A pre-built task of this sync point is taken over, done or not; a
+	// failed or cancelled one is replaced.
+	var took [2]bool
+	for i, pre := range []struct {
+		key  *string
+		cur  *string
+		done *bool
+	}{{&p.PreA, &p.AKey, &p.ADone}, {&p.PreB, &p.BKey, &p.BDone}} {
+		if *pre.key == "" || *pre.done {
+			continue
+		}
+		if t, ok := c.r.Tasks[*pre.key]; ok && (t.Status == StatusCompleted || !t.Status.Terminal()) {
+			*pre.cur, *pre.done, took[i] = *pre.key, t.Status == StatusCompleted, true
+			c.note("pre-built " + *pre.key + " taken over for " + sp.ID)
+		}
+		*pre.key = ""
+	}
+	// A track's task still open (paused for a swarm on the other) is kept.
+	open := func(key string) bool { t, ok := c.r.Tasks[key]; return ok && !t.Status.Terminal() }
+	took[0] = took[0] || open(p.AKey)
+	took[1] = took[1] || open(p.BKey)
+	if !p.ADone && !took[0] {
 		p.N++
 		p.AKey = fmt.Sprintf("a-%s-%d", sp.ID, p.N)
 		c.task(p.AKey, TaskSpec{Subject: "TRACK-A-" + sp.ID + ": " + clip(sp.TrackADeliverable, 120), Description: sp.TrackADeliverable, Role: p.In.TrackA})
 	}
-	if !p.BDone {
+	if !p.BDone && !took[1] {
 		p.N++
 		p.BKey = fmt.Sprintf("b-%s-%d", sp.ID, p.N)
 		c.task(p.BKey, TaskSpec{Subject: "TRACK-B-" + sp.ID + ": " + clip(sp.TrackBDeliverable, 120), Description: sp.TrackBDeliverable, Role: p.In.TrackB})
 	}
 	c.to(p9Tracks, reason)
+}
+
+// preBuild starts the fast track on the next sync point's deliverable and
+// tells the slow track to speed up (the seed's fallback for a large gap
+// between the tracks).
+func (p *dualTrack) preBuild(c *ctx, fast string) {
+	if p.Idx+1 >= len(p.In.SyncPoints) {
+		return
+	}
+	next := p.In.SyncPoints[p.Idx+1]
+	role, slow, deliverable := p.In.TrackA, p.In.TrackB, next.TrackADeliverable
+	pre := &p.PreA
+	if fast == "B" {
+		role, slow, deliverable, pre = p.In.TrackB, p.In.TrackA, next.TrackBDeliverable, &p.PreB
+	}
+	if *pre != "" {
+		return
+	}
+	p.N++
+	*pre = fmt.Sprintf("p%s-%s-%d", strings.ToLower(fast), next.ID, p.N)
+	c.task(*pre, TaskSpec{Subject: "TRACK-" + fast + "-" + next.ID + " (pre-build): " + clip(deliverable, 100), Description: deliverable + "\n\nPre-built while the other track finishes " + p.sp().ID + "; the alignment at " + p.sp().ID + " may still ask for changes.", Role: role})
+	c.send(RoleAddress(slow), MsgProgress, "track "+fast+" reached "+p.sp().ID+": speed up", &ProgressReport{Phase: p.sp().ID, KeyInfo: "the other track is waiting at " + p.sp().ID + " and pre-builds " + next.ID})
 }
 
 func (p *dualTrack) handle(c *ctx, s signal) error {
@@ -139,6 +187,7 @@ func (p *dualTrack) handle(c *ctx, s signal) error {
 				}
 				c.setTimer("sync", cfg.SyncWait)
 				c.note("track " + track + " reached " + p.sp().ID + " first: wait for the other")
+				p.preBuild(c, track)
 			case StatusFailed, StatusBlocked, StatusCancelled:
 				c.cancelTimer("sync")
 				return p.trackBlocked(c, track, "track "+track+" "+string(s.status)+": "+s.errText)

@@ -42,13 +42,14 @@ var diagrams = map[PatternID]struct {
 }{
 	CP1: {
 		[]DiagramState{{p1Plan, "planner plans", false}, {p1PlanReview, "plan awaits approval", false}, {p1Impl, "executor implements", false},
-			{p1Verify, "test + review", false}, {p1Fix, "IMPL-fix", false}},
+			{p1Verify, "test + review", false}, {p1Fix, "IMPL-fix", false}, {p1ReviewFix, "CP-2 review-fix (review_cycle)", false}},
 		[]DiagramEdge{e{"", p1Plan, "new requirement"}, e{p1Plan, p1PlanReview, "plan_ready"}, e{p1Plan, p1Impl, "plan approved"},
 			e{p1Plan, p1Plan, "plan task failed: revise / coordinator plans (3+)"}, e{p1PlanReview, p1Impl, "plan_approved"},
 			e{p1PlanReview, p1Plan, "plan_revision"}, e{p1Plan, StateFailed, "coordinator's plan failed"}, e{p1PlanReview, StateFailed, "coordinator's plan rejected"},
 			e{p1Impl, p1Verify, "impl_complete"}, e{p1Impl, p1Fix, "implementation failed"}, e{p1Fix, p1Verify, "fix complete"},
 			e{p1Fix, p1Fix, "fix failed"}, e{p1Verify, StateDone, "tests ≥ 95 % and review passes"}, e{p1Verify, p1Fix, "tests < 95 % or review blocks"},
-			e{p1Verify, StateEscalated, "5 rounds without passing"}, e{p1Impl, StateEscalated, "rounds used up"}, e{p1Fix, StateEscalated, "rounds used up"}},
+			e{p1Verify, StateEscalated, "5 rounds without passing"}, e{p1Impl, StateEscalated, "rounds used up"}, e{p1Fix, StateEscalated, "rounds used up"},
+			e{p1Impl, p1ReviewFix, "impl_complete (review_cycle): CP-2"}, e{p1ReviewFix, p1Verify, "CP-2 converged: TEST"}, e{p1ReviewFix, StateEscalated, "CP-2 did not converge"}},
 	},
 	CP2: {
 		[]DiagramState{{p2Produce, "producer delivers", false}, {p2Review, "reviewer reviews", false}, {p2Fix, "producer fixes", false}, {p2Escalate, "CP-5/CP-7/CP-1", false}},

@@ -343,9 +343,9 @@ func TestCP6Incremental(t *testing.T) {
 		h.task("final", StatusCompleted, TestResult{PassRate: ptr(1.0)})
 		h.wantOutcome(OutcomeSuccess)
 	})
-	t.Run("3 failures roll back and block; more than half blocked stops", func(t *testing.T) {
+	t.Run("3 retries still failing roll back and block; more than half blocked stops", func(t *testing.T) {
 		h := newHarness(t, CP6, IncrementalInput{Plan: plan})
-		for a := 1; a <= 3; a++ {
+		for a := 1; a <= 4; a++ { // the first attempt and 3 retries
 			h.task(keyf("impl-1-%d", a), StatusCompleted, nil)
 			f := fail
 			f.Increment = "INCREMENT-1"
@@ -355,7 +355,7 @@ func TestCP6Incremental(t *testing.T) {
 			t.Fatal("rollback before the next increment")
 		}
 		h.wantState(p6Impl) // 1 of 3 blocked: continue
-		for a := 1; a <= 3; a++ {
+		for a := 1; a <= 4; a++ {
 			h.task(keyf("impl-2-%d", a), StatusCompleted, nil)
 			f := fail
 			f.Increment = "INCREMENT-2"
@@ -527,9 +527,17 @@ func TestCP9DualTrack(t *testing.T) {
 		if at := h.r.Timers["sync"]; !at.Equal(t0.Add(5 * time.Minute)) {
 			t.Fatal(at)
 		}
+		// the fast track pre-builds SYNC-2's deliverable; the slow one is told to speed up
+		if s := h.created("pa-SYNC-2-3"); s.Role != RoleTrackA || !strings.Contains(s.Subject, "pre-build") {
+			t.Fatalf("pre-build %+v", s)
+		}
+		if m := h.sent(MsgProgress); len(m) != 1 || m[0].To != RoleAddress(RoleTrackB) {
+			t.Fatalf("speed-up message %+v", m)
+		}
 		h.task("b-SYNC-1-2", StatusCompleted, nil)
 		h.task("align-SYNC-1-1", StatusCompleted, SyncCheckpoint{SyncID: "SYNC-1", Status: Aligned})
-		h.task("a-SYNC-2-3", StatusCompleted, nil)
+		h.created("b-SYNC-2-4") // track A continues on its pre-built task
+		h.task("pa-SYNC-2-3", StatusCompleted, nil)
 		h.task("b-SYNC-2-4", StatusCompleted, nil)
 		h.msg("lead", MsgSyncCheckpoint, map[string]any{"sync_id": "SYNC-2", "status": "ALIGNED", "trackA_state": "ok"})
 		h.wantOutcome(OutcomeSuccess)
@@ -556,7 +564,7 @@ func TestCP9DualTrack(t *testing.T) {
 		}
 		h.child("swarm-SYNC-1", OutcomeSuccess)
 		h.wantState(p9Tracks)
-		h.created("b-SYNC-1-3")
+		h.created("b-SYNC-1-4")
 	})
 }
 

@@ -154,6 +154,9 @@ type Run struct {
 	Retries       int                  `json:"retries,omitempty"`
 	Decisions     []Decision           `json:"decisions,omitempty"`
 	Outcome       *Outcome             `json:"outcome,omitempty"`
+	// Compose is set on the runs of a composition: the steps, and which
+	// one this run is (the service starts the next when it finishes).
+	Compose *Composed `json:"compose,omitempty"`
 }
 
 // Finished reports whether the run has ended.
@@ -181,6 +184,7 @@ type RunSpec struct {
 	ParentKey string
 	Config    Config
 	Input     json.RawMessage
+	Compose   *Composed
 }
 
 // EventKind says what happened.
@@ -294,11 +298,16 @@ type TeamDecision struct {
 	Constraints []string `json:"constraints,omitempty"`
 }
 
-// Learning is something the learning system should record: a pattern
-// observation or a heuristic.
+// Learning is something to remember: a pattern observation for the
+// learning system (record_pattern; Success is the outcome of the work it
+// was seen in) or a heuristic for the experience system
+// (record_heuristic: Content is the rule, Trigger when it applies,
+// Evidence what it is backed by).
 type Learning struct {
-	Content  string   `json:"content"`
-	Context  string   `json:"context,omitempty"`
+	Content string `json:"content"`
+	Context string `json:"context,omitempty"`
+	// Trigger says when a heuristic applies (record_heuristic).
+	Trigger  string   `json:"trigger,omitempty"`
 	Evidence []string `json:"evidence,omitempty"`
 	Success  bool     `json:"success"`
 }
@@ -381,7 +390,7 @@ func Start(spec RunSpec, now time.Time) (Run, []Command, error) {
 	}
 	r := Run{
 		ID: spec.ID, Pattern: spec.Pattern, Team: spec.Team, ParentID: spec.ParentID, ParentKey: spec.ParentKey,
-		StartedAt: now, UpdatedAt: now, Config: spec.Config, Input: spec.Input,
+		StartedAt: now, UpdatedAt: now, Config: spec.Config, Input: spec.Input, Compose: spec.Compose,
 	}
 	c := &ctx{r: &r, now: now, event: "start"}
 	if err := m.start(c, spec.Input); err != nil {

@@ -152,6 +152,7 @@ func (v *Viewer) Routes() []server.Route {
 		{Pattern: "GET /static/{file}", Handler: v.handle(v.serveStatic), Public: true},
 	}
 	routes = append(routes, v.experienceRoutes(page)...)
+	routes = append(routes, v.runRoutes(page)...)
 	return append(routes, v.dataRoutes(page)...)
 }
 

@@ -708,14 +708,23 @@ func init() { register(runCommand) }
 
 func teamRunCommand(a *app) *cobra.Command {
 	var in kaizen.StartRunInput
-	var input, producer, reviewer, artifact string
+	var input, producer, reviewer, artifact, file string
 	cmd := &cobra.Command{
-		Use:   "run PATTERN --team T [--input JSON]",
-		Short: "Start a collaboration pattern run (CP-1 … CP-10) on a team",
+		Use:   "run PATTERN --team T [--input JSON] | run --file COMPOSITION.toml [--team T]",
+		Short: "Start a collaboration pattern run (CP-1 … CP-10), or a composition from a TOML file",
 		Example: "  kaizen team run CP-2 --team web --artifact login.go --producer executor --reviewer reviewer\n" +
-			"  kaizen team run CP-4 --team web --input '{\"proposal\":{\"id\":\"p1\",\"title\":\"Use JWT\"},\"voters\":[\"v1\",\"v2\",\"v3\"]}'",
-		Args: exactArgs(1, "a pattern id (CP-1 … CP-10)"),
+			"  kaizen team run CP-4 --team web --input '{\"proposal\":{\"id\":\"p1\",\"title\":\"Use JWT\"},\"voters\":[\"v1\",\"v2\",\"v3\"]}'\n" +
+			"  kaizen team run --file standard.toml --team web   # template = \"standard\": CP-1 + CP-2 → CP-10",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if file != "" {
+				return noArgs(cmd, args)
+			}
+			return exactArgs(1, "a pattern id (CP-1 … CP-10), or --file")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if file != "" {
+				return runCompositionFile(cmd, a, file, in.Team)
+			}
 			in.Project, in.Pattern = a.project, team.PatternID(strings.ToUpper(args[0]))
 			raw, err := jsonArg("input", input)
 			if err != nil {
@@ -750,6 +759,7 @@ func teamRunCommand(a *app) *cobra.Command {
 	f.StringVar(&artifact, "artifact", "", "CP-2: what to review")
 	f.StringVar(&producer, "producer", "", "CP-2: the producer's role (default executor)")
 	f.StringVar(&reviewer, "reviewer", "", "CP-2: the reviewer's role (default reviewer)")
+	f.StringVar(&file, "file", "", "a composition in TOML: a template (standard, high-risk, investigation, parallel, expert) or steps, with the patterns' inputs (see docs/team.md)")
 	return cmd
 }
 

@@ -16,7 +16,9 @@ import (
 )
 
 // TestStandardDevelopmentSurvivesKill runs examples/team/standard-dev.sh:
-// seed 004's "standard development" composition (CP-1 + CP-2 → CP-10)
+// seed 004's "standard development" composition (CP-1 + CP-2 → CP-10,
+// started from examples/team/standard.toml: CP-2 nested as CP-1's review
+// stage, CP-10 started when CP-1 finishes)
 // under `kaizen serve` with shell scripts as the planner, executor, tester
 // and reviewer, the daemon killed with SIGKILL and restarted on the same
 // home three times mid-run (CP-1 planned, a TEST task in progress with its
@@ -121,7 +123,7 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 		}
 		ran[f[1]]++
 	}
-	// PLAN, IMPL, TEST of CP-1; REVIEW, fix, REVIEW of CP-2
+	// PLAN, IMPL, TEST of CP-1; REVIEW, fix, REVIEW of the nested CP-2
 	if len(tasks) != 6 || len(ran) != 6 {
 		t.Errorf("%d tasks in the graph, %d run by workers; want 6 and 6\n%s", len(tasks), len(ran), doneLog)
 	}
@@ -191,5 +193,17 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 		if !strings.Contains(plan, want) {
 			t.Errorf("kaizen plan lacks %q:\n%s", want, plan)
 		}
+	}
+	// the improvement action is a heuristic of the experience system, not
+	// an outcome that plan guidance could list as likely to fail
+	if h := string(kz("heuristic", "list")); !strings.Contains(h, "Add handler timeouts to the plan's checklist") {
+		t.Errorf("kaizen heuristic list lacks the improvement action:\n%s", h)
+	}
+	// plan guidance recalls it as a lesson (the seed's loop: the
+	// post-mortem feeds the next task's context loading), never among the
+	// strategies or their likely failures
+	strategies, lessons, _ := strings.Cut(plan, "### Lessons from past tasks")
+	if strings.Contains(strategies, "Add handler timeouts") || !strings.Contains(lessons, "**Lesson:** Add handler timeouts") {
+		t.Errorf("kaizen plan does not recall the improvement action as a lesson (and only so):\n%s", plan)
 	}
 }

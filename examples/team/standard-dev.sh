@@ -1,21 +1,26 @@
 #!/bin/sh
 # "Standard development" (seed 004's composition CP-1 + CP-2 → CP-10) under
-# `kaizen serve`, with shell scripts standing in for agents
-# (examples/team/standard/*.sh), and a kill -9 of the daemon mid-run:
+# `kaizen serve`, started from a composition file
+# (examples/team/standard.toml: template "standard"), with shell scripts
+# standing in for agents (examples/team/standard/*.sh), and a kill -9 of
+# the daemon mid-run:
 #
-#   1. start `kaizen serve`; create a team; start CP-1 Linear Pipeline;
+#   1. start `kaizen serve`; create a team; `kaizen team run --file
+#      standard.toml` starts the composition's first step, CP-1;
 #   2. the planner plans; the daemon is killed with SIGKILL and restarted
 #      on the same home (again later while the tester is mid-task, and
 #      while CP-10 waits for retrospectives);
-#   3. the executor implements; CP-2 Review-Fix Cycle starts on the
-#      implementation (review-fix in validation) beside CP-1's tests;
-#      the reviewer BLOCKs round 1, the executor fixes, the reviewer
-#      approves round 2; the tester passes CP-1's tests;
-#   4. with every task ended, CP-10 Post-Mortem asks the reviewer and the
-#      executor for retrospectives; they answer on the bus and
-#      acknowledge the request;
+#   3. the executor implements; CP-1's review stage is a nested CP-2
+#      Review-Fix Cycle: the reviewer BLOCKs round 1, the executor fixes,
+#      the reviewer approves round 2; then the tester passes CP-1's TEST;
+#   4. CP-1 finishing starts the composition's next step, CP-10
+#      Post-Mortem (every task has ended): it asks the reviewer and the
+#      executor for retrospectives; they answer on the bus and acknowledge
+#      the request;
 #   5. the restarted daemon's job runner records every run's outcome and
-#      the post-mortem's reusable pattern; `kaizen plan` lists them.
+#      the post-mortem's reusable pattern; `kaizen plan` lists them; the
+#      post-mortem's improvement action is a heuristic (`kaizen heuristic
+#      list`) that plan guidance recalls.
 #
 #   KAIZEN_HOME=$(mktemp -d) sh examples/team/standard-dev.sh
 #
@@ -85,20 +90,19 @@ wait_for() {
 run_state() { $K --json run list --team $T --pattern "$1" | sed -n 's/.*"state": "\([A-Z_]*\)".*/\1/p' | head -n1; }
 is_state() { [ "$(run_state "$1")" = "$2" ]; }
 
-say "1. daemon, team, CP-1"
+say "1. daemon, team, the standard composition (its first step: CP-1)"
 start_daemon
 $K team create $T --member lead:coordinator --member pat:planner \
 	--member ed:executor --member tess:tester --member rev:reviewer
-$K team run CP-1 --team $T --subject "add a health endpoint" \
-	--input '{"requirement":"add GET /health returning 200","no_review":true}'
+$K team run --file "$here/../standard.toml" --team $T
 
 say "2. the planner plans; kill -9 the daemon mid-run; restart it"
 work pat planner
 crash "CP-1 in state $(run_state CP-1)"
 
-say "3. implement; CP-2 reviews the implementation beside CP-1's tests"
+say "3. implement; CP-1's review stage is a nested CP-2"
 work ed executor
-$K team run CP-2 --team $T --artifact health.go --subject "review the health endpoint"
+wait_for "CP-1 in REVIEW_FIX" is_state CP-1 REVIEW_FIX
 work rev reviewer # round 1: BLOCK, a fix task for the executor
 work ed executor  # the fix
 work rev reviewer # round 2: APPROVE
@@ -116,9 +120,8 @@ wait_for "CP-1 DONE" is_state CP-1 DONE
 wait_for "CP-2 DONE" is_state CP-2 DONE
 $K team task graph --team $T
 
-say "4. CP-10 post-mortem: retrospectives on the bus"
-$K team run CP-10 --team $T --subject "post-mortem of the health endpoint" \
-	--input '{"team":"'$T'","execution":{"total_tasks":6,"completed":6,"fix_cycles":1},"participants":["rev","ed"]}'
+say "4. CP-1 done: the composition starts CP-10; retrospectives on the bus"
+wait_for "CP-10 COLLECT" is_state CP-10 COLLECT
 crash "CP-10 collecting (its retro timer is a pending job)"
 for m in rev ed; do
 	# take delivery of the member's messages (the retro request among
@@ -137,4 +140,8 @@ $K run list --team $T
 say "5. the daemon records the outcomes; kaizen plan shows them"
 has_guidance() { $K plan "add a status endpoint" | grep -q "Collaboration pattern CP-10"; }
 wait_for "the post-mortem in kaizen plan" has_guidance
+# the improvement action is a heuristic of the experience system
+has_heuristic() { $K heuristic list | grep -q "Add handler timeouts"; }
+wait_for "the improvement action as a heuristic" has_heuristic
+$K heuristic list
 $K plan "add a status endpoint" | grep -i -e "collaboration pattern" -e "timeouts"

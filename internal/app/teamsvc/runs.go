@@ -37,6 +37,8 @@ type StartRunInput struct {
 	Config *team.Config `json:"config,omitempty"`
 	// Subject names the work (recorded with the run's outcome).
 	Subject string `json:"subject,omitempty"`
+	// compose: the composition the run is a step of (StartComposition).
+	compose *team.Composed
 }
 
 // RunInfo is a run as the surfaces show it.
@@ -210,6 +212,7 @@ func sender(runID string) string {
 
 // exec carries out a step's commands in tx.
 func (s *Service) exec(ctx context.Context, tx store.Tx, project string, run team.Run, cmds []team.Command, now time.Time) error {
+	var lessons []team.Learning
 	for i, c := range cmds {
 		switch c.Kind {
 		case team.CmdCreateTask:
@@ -348,12 +351,16 @@ func (s *Service) exec(ctx context.Context, tx store.Tx, project string, run tea
 			if err := s.event(ctx, tx, project, run.Team, now, "decision", run.ID, "", "", "team decision by run "+run.ID, c.Decision); err != nil {
 				return err
 			}
-		case team.CmdRecordPattern, team.CmdRecordHeuristic:
+		case team.CmdRecordPattern:
 			if c.Learning == nil {
 				continue
 			}
 			if err := s.enqueueLearning(ctx, tx, project, run, c, i, now); err != nil {
 				return err
+			}
+		case team.CmdRecordHeuristic:
+			if c.Learning != nil {
+				lessons = append(lessons, *c.Learning)
 			}
 		case team.CmdFinishRun:
 			if err := s.finished(ctx, tx, project, run, now); err != nil {
@@ -361,7 +368,7 @@ func (s *Service) exec(ctx context.Context, tx store.Tx, project string, run tea
 			}
 		}
 	}
-	return nil
+	return s.enqueueLessons(ctx, tx, project, run, lessons, now)
 }
 
 type timerArgs struct {
@@ -416,12 +423,13 @@ func (s *Service) finished(ctx context.Context, tx store.Tx, project string, run
 		ev := team.Event{Kind: team.EventChild, Child: &team.ChildResult{Key: run.ParentKey, RunID: run.ID, Outcome: *o}}
 		return s.dispatch(ctx, tx, project, run.ParentID, ev)
 	}
-	return nil
+	return s.nextStep(ctx, tx, project, run, now)
 }
 
-// enqueueLearning records a post-mortem's reusable pattern or heuristic
-// in the learning system as an outcome of its own (the content is the
-// pattern used; its success is the learning's).
+// enqueueLearning records a reusable pattern (of a post-mortem, or a
+// solution found at CP-5's L1) in the learning system as a pattern
+// observation: an outcome of its own whose pattern is the content and
+// whose success is the outcome of the work it was seen in.
 //
 // The outcome's id names the decision and the command's index among the
 // decision's commands: a post-mortem that records several patterns (or
@@ -482,7 +490,17 @@ func (s *Service) startRun(ctx context.Context, tx store.Tx, project string, in 
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	spec := team.RunSpec{ID: app.NewID("run-"), Pattern: in.Pattern, Team: in.Team, ParentID: parentID, ParentKey: parentKey, Config: cfg, Input: input}
+	if in.Pattern == team.CP7 {
+		if input, err = s.swarmInput(ctx, tx, project, in.Team, input); err != nil {
+			return team.Run{}, err
+		}
+	}
+	if in.Pattern == team.CP10 {
+		if input, err = s.postMortemInput(ctx, tx, project, in.Team, in.Subject, input, tasks); err != nil {
+			return team.Run{}, err
+		}
+	}
+	spec := team.RunSpec{ID: app.NewID("run-"), Pattern: in.Pattern, Team: in.Team, ParentID: parentID, ParentKey: parentKey, Config: cfg, Input: input, Compose: in.compose}
 	run, cmds, err := team.Start(spec, now)
 	if err != nil {
 		return team.Run{}, teamErr(op, err)
