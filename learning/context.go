@@ -29,6 +29,7 @@ type ContextEvent struct {
 	// frequency weight; tags its normalised tags.
 	terms []contextTerm
 	tags  []string
+	kind  string // InferKind(Task)
 }
 
 type contextTerm struct {
@@ -82,7 +83,7 @@ func NewContextIndex(events []ContextEvent) *ContextIndex {
 }
 
 func (x *ContextIndex) add(e ContextEvent) {
-	e.terms, e.tags = contextTerms(e.Task), normTags(e.Tags)
+	e.terms, e.tags, e.kind = contextTerms(e.Task), normTags(e.Tags), InferKind(e.Task)
 	for _, t := range e.terms {
 		x.df[t.term]++
 	}
@@ -127,15 +128,34 @@ type Neighbor struct {
 	// Similarity is how much the event counts for the task, 0..1: 1 when
 	// it shares a tag with the task, else the cosine of their descriptions'
 	// TF-IDF vectors raised to the sharpness (a task with the same
-	// description counts fully, one sharing a few words barely).
+	// description counts fully, one sharing a few words barely), at least
+	// the kind weight when both descriptions name the same task kind
+	// (InferKind) and at most the cross-kind factor times the cosine when
+	// they name different kinds.
 	Similarity float64
+}
+
+// SimilarOptions tune Similar.
+type SimilarOptions struct {
+	K         int     // at most K neighbours
+	MinSim    float64 // the least similarity that counts
+	Sharpness float64 // exponent of the cosine
+	// KindWeight is the similarity of a past task of the same inferred
+	// kind (0: kinds are not used); CrossKind multiplies the cosine of a
+	// past task whose inferred kind differs from the task's.
+	KindWeight, CrossKind float64
 }
 
 // Similar returns the past events that count at least minSim for the task,
 // best first (newer first among equals), at most k.
-func (x *ContextIndex) Similar(task string, tags []string, k int, minSim, sharpness float64) []Neighbor {
+func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []Neighbor {
+	k, minSim, sharpness := o.K, o.MinSim, o.Sharpness
 	q := contextTerms(task)
 	qtags := normTags(tags)
+	qkind := ""
+	if o.KindWeight > 0 {
+		qkind = InferKind(task)
+	}
 	if (len(q) == 0 && len(qtags) == 0) || len(x.events) == 0 || k <= 0 {
 		return nil
 	}
@@ -163,6 +183,13 @@ func (x *ContextIndex) Similar(task string, tags []string, k int, minSim, sharpn
 			}
 			if dot > 0 && norm > 0 {
 				s = math.Pow(min(dot/(qnorm*math.Sqrt(norm)), 1), sharpness)
+			}
+			switch {
+			case qkind == "" || e.kind == "":
+			case qkind == e.kind:
+				s = max(s, o.KindWeight)
+			default:
+				s *= o.CrossKind
 			}
 		}
 		if s > 0 && s >= minSim {

@@ -491,6 +491,9 @@ func (g Guidance) recommendationMarkdown(b *strings.Builder) {
 		return // nothing learned yet: no evidence to show
 	}
 	b.WriteString("\n### Recommended for this task\n\n")
+	if g.Kind != "" {
+		fmt.Fprintf(b, "Task kind (inferred from the description): %s.\n", g.Kind)
+	}
 	switch n := len(g.SimilarTasks); {
 	case n == 0:
 		b.WriteString("No similar past task yet: the rates are the project's overall evidence.\n\n")

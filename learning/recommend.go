@@ -74,12 +74,20 @@ type ContextConfig struct {
 	// Avoid is the posterior mean under which a pattern with enough evidence
 	// in this context is listed to avoid (default 0.35).
 	Avoid float64 `toml:"avoid" json:"avoid"`
+	// InferKind turns on task kinds inferred from descriptions (default
+	// true): a past task of the same kind (InferKind: migration, ui, api,
+	// bugfix, …) counts KindWeight (default 1) even when the two
+	// descriptions share no word, and one of a different kind counts
+	// CrossKind (default 0.25) times its word similarity.
+	InferKind  bool    `toml:"infer_kind" json:"infer_kind"`
+	KindWeight float64 `toml:"kind_weight" json:"kind_weight"`
+	CrossKind  float64 `toml:"cross_kind" json:"cross_kind"`
 }
 
 // DefaultContextConfig is the default of task-conditioned ranking.
 func DefaultContextConfig() ContextConfig {
 	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 2, UseHalfLife: 20, Credit: "blame",
-		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35}
+		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35, InferKind: true, KindWeight: 1, CrossKind: 0.25}
 }
 
 // validate checks the context configuration.
@@ -105,6 +113,10 @@ func (c ContextConfig) validate() error {
 		return &ConfigError{"context.explore", c.Explore, "must be in (0.5, 1)"}
 	case !(c.Avoid >= 0 && c.Avoid < 1):
 		return &ConfigError{"context.avoid", c.Avoid, "must be in [0, 1)"}
+	case !(c.KindWeight >= 0 && c.KindWeight <= 1):
+		return &ConfigError{"context.kind_weight", c.KindWeight, "must be in [0, 1]"}
+	case !(c.CrossKind >= 0 && c.CrossKind <= 1):
+		return &ConfigError{"context.cross_kind", c.CrossKind, "must be in [0, 1]"}
 	}
 	return nil
 }
@@ -161,7 +173,10 @@ type SimilarTask struct {
 // strategies to use for this task, best first, one to explore, the ones to
 // avoid here, and the past tasks behind it.
 type Recommendation struct {
-	Ranking     string        `json:"ranking"`
+	Ranking string `json:"ranking"`
+	// Kind is the task kind inferred from the description (InferKind),
+	// empty when none is clear or kinds are off (context.infer_kind).
+	Kind        string        `json:"kind,omitempty"`
 	Recommended []Recommended `json:"recommended"`
 	// Explore is a strategy worth trying to learn more (nil when none is).
 	Explore *Recommended `json:"explore,omitempty"`
@@ -187,7 +202,12 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	events := x.Events()
 	var neighbors []Neighbor
 	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 {
-		neighbors = x.Similar(req.Task, req.Tags, cc.Neighbors, cc.MinSimilarity, cc.Sharpness)
+		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
+		if cc.InferKind {
+			o.KindWeight, o.CrossKind = cc.KindWeight, cc.CrossKind
+			rec.Kind = InferKind(req.Task)
+		}
+		neighbors = x.Similar(req.Task, req.Tags, o)
 	}
 	local := make(map[int]float64, len(neighbors)) // event index → how much it counts
 	for _, n := range neighbors {
