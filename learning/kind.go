@@ -1,8 +1,8 @@
 package learning
 
 import (
-	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -33,8 +33,7 @@ const (
 )
 
 // TaskKinds lists the kinds InferKind knows.
-var TaskKinds = []string{KindMigration, KindUI, KindAPI, KindRefactor, KindBugfix, KindPerformance,
-	KindData, KindTesting, KindSecurity, KindDocs, KindInfra, KindDependency}
+var TaskKinds = kindLexiconOrder[:]
 
 // cue is a word (an English word prefix, or a Chinese substring) that
 // points to a kind with a weight: 2 for a term that alone names the kind
@@ -94,30 +93,103 @@ var kindLexicon = map[string][]cue{
 		{"go.mod", 2}, {"package.json", 2}, {"升级", 2}, {"依赖", 2}, {"unmaintained", 1.5}, {"python 3", 1.5}, {"node.js", 1}, {"lts", 1.5}, {"deprecat", 0.5}, {"废弃", 0.5}, {"migrate to", 0.5}},
 }
 
+// compiledLexicon is kindLexicon arranged for matching: latin words by
+// the word (whole-word cues) or by prefix, and phrases and Chinese cues as
+// substrings.
+type compiledLexicon struct {
+	prefix, whole map[string][]kindCue // a latin word cue: by the cue itself
+	phrases       []kindCue            // latin phrases: substrings at a word start
+	chinese       []kindCue            // substrings
+	maxPrefix     int
+}
+
+type kindCue struct {
+	kind   int // index in TaskKinds
+	term   string
+	weight float64
+}
+
+var lexicon = sync.OnceValue(func() *compiledLexicon {
+	l := &compiledLexicon{prefix: map[string][]kindCue{}, whole: map[string][]kindCue{}}
+	for k, kind := range TaskKinds {
+		for _, c := range kindLexicon[kind] {
+			kc := kindCue{k, c.term, c.weight}
+			switch {
+			case !isLatin(c.term):
+				l.chinese = append(l.chinese, kc)
+			case strings.ContainsAny(c.term, " /"):
+				l.phrases = append(l.phrases, kc)
+			case len(c.term) <= 3:
+				l.whole[c.term] = append(l.whole[c.term], kc)
+			default:
+				l.prefix[c.term] = append(l.prefix[c.term], kc)
+				l.maxPrefix = max(l.maxPrefix, len(c.term))
+			}
+		}
+	}
+	return l
+})
+
 // InferKind returns the task kind a description names, or "" when no
 // kind is clearly named: the best kind needs a total cue weight of at
 // least 1.5 and 0.5 more than the runner-up's. The first word of the
 // description counts half again (a ticket starts with what it does:
-// "Fix …", "Upgrade …", "Refactor …").
+// "Fix …", "Upgrade …", "Refactor …"). A cue counts once however often
+// it occurs.
 func InferKind(task string) string {
+	if strings.TrimSpace(task) == "" {
+		return ""
+	}
+	l := lexicon()
 	text := " " + strings.ToLower(task) + " "
 	words := kindWords(text)
-	best, second, kind := 0.0, 0.0, ""
-	for _, k := range TaskKinds {
-		s := 0.0
-		for _, c := range kindLexicon[k] {
-			if cueMatches(text, words, c.term) {
-				s += c.weight
-				if len(words) > 0 && isLatin(c.term) && !strings.ContainsAny(c.term, " /") && strings.HasPrefix(words[0], c.term) {
-					s += c.weight / 2
-				}
+	var score [len(kindLexiconOrder)]float64
+	seen := map[string]bool{}
+	hit := func(c kindCue, first bool) {
+		if seen[c.term] {
+			return
+		}
+		seen[c.term] = true
+		score[c.kind] += c.weight
+		if first {
+			score[c.kind] += c.weight / 2
+		}
+	}
+	for wi, w := range words {
+		for _, c := range l.whole[w] {
+			hit(c, wi == 0)
+		}
+		// "200 ms", and "200ms" too
+		if d := strings.TrimLeft(w, "0123456789"); d != w && d != "" {
+			for _, c := range l.whole[d] {
+				hit(c, false)
 			}
 		}
+		for n := min(len(w), l.maxPrefix); n > 3; n-- {
+			for _, c := range l.prefix[w[:n]] {
+				hit(c, wi == 0)
+			}
+		}
+	}
+	for _, c := range l.phrases {
+		if phraseIn(text, c.term) {
+			hit(c, false)
+		}
+	}
+	if !isLatin(text) {
+		for _, c := range l.chinese {
+			if strings.Contains(text, c.term) {
+				hit(c, false)
+			}
+		}
+	}
+	best, second, kind := 0.0, 0.0, ""
+	for k, sc := range score {
 		switch {
-		case s > best:
-			best, second, kind = s, best, k
-		case s > second:
-			second = s
+		case sc > best:
+			best, second, kind = sc, best, TaskKinds[k]
+		case sc > second:
+			second = sc
 		}
 	}
 	if best < 1.5 || best-second < 0.5 {
@@ -126,55 +198,31 @@ func InferKind(task string) string {
 	return kind
 }
 
+// kindLexiconOrder sizes the score array: one slot per kind.
+var kindLexiconOrder = [...]string{KindMigration, KindUI, KindAPI, KindRefactor, KindBugfix, KindPerformance,
+	KindData, KindTesting, KindSecurity, KindDocs, KindInfra, KindDependency}
+
+// phraseIn reports whether a latin phrase occurs in text at a word start.
+func phraseIn(text, term string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], term)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i == 0 || !unicode.IsLetter(rune(text[i-1])) {
+			return true
+		}
+		i++
+	}
+}
+
 // kindWords are the lower-case latin words of a text (letters, digits and
 // the characters a term may contain: '-', '.', '/', '+').
 func kindWords(text string) []string {
 	return strings.FieldsFunc(text, func(r rune) bool {
 		return !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-./+", r)))
 	})
-}
-
-// cueMatches: a Chinese cue is a substring; a latin phrase (a space or a
-// '/' inside) a substring between word boundaries; a latin word a prefix of
-// a word of the text. Short cues (3 letters or fewer) match whole words
-// only, so "ui" is not in "build" and "ms" not in "items".
-func cueMatches(text string, words []string, term string) bool {
-	if !isLatin(term) {
-		return strings.Contains(text, term)
-	}
-	if strings.ContainsAny(term, " /") {
-		i := strings.Index(text, term)
-		for i >= 0 {
-			before := rune(text[max(i-1, 0)])
-			if i == 0 || !unicode.IsLetter(before) {
-				return true
-			}
-			j := strings.Index(text[i+1:], term)
-			if j < 0 {
-				break
-			}
-			i += 1 + j
-		}
-		return false
-	}
-	if len(term) <= 3 {
-		if slices.Contains(words, term) {
-			return true
-		}
-		// "200 ms" is a word; so is "200ms"
-		for _, w := range words {
-			if strings.HasSuffix(w, term) && strings.TrimRight(w[:len(w)-len(term)], "0123456789") == "" && len(w) > len(term) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, w := range words {
-		if strings.HasPrefix(w, term) {
-			return true
-		}
-	}
-	return false
 }
 
 func isLatin(s string) bool {

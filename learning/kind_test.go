@@ -3,6 +3,7 @@ package learning
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +130,23 @@ func TestRankingByInferredKind(t *testing.T) {
 	rec := c.Recommend(GuidanceRequest{Task: "Add a NOT NULL constraint on payments.currency"}, cands, x, at, 1)
 	if rec.Kind != "" || len(rec.SimilarTasks) != 0 {
 		t.Errorf("kinds off: kind %q, similar tasks %v", rec.Kind, rec.SimilarTasks)
+	}
+}
+
+func FuzzInferKind(f *testing.F) {
+	for _, s := range []string{"Fix the crash", "升级依赖", "add 200ms", " / ", "ui", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k := InferKind(s)
+		if k != "" && !slices.Contains(TaskKinds, k) {
+			t.Fatalf("InferKind(%q) = %q, not a kind", s, k)
+		}
+	})
+}
+
+func BenchmarkInferKind(b *testing.B) {
+	for b.Loop() {
+		InferKind("add an index on invoices.created_at without locking the table in production")
 	}
 }
