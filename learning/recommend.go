@@ -41,8 +41,11 @@ type ContextConfig struct {
 	// count as similar (default 0.01).
 	MinSimilarity float64 `toml:"min_similarity" json:"min_similarity"`
 	// PriorStrength is how many observations the project's overall
-	// evidence is worth against similar tasks' (default 2): with few
-	// similar tasks, a pattern's rate is the project's.
+	// evidence is worth against similar tasks': with few similar tasks, a
+	// pattern's rate is the project's. 0 (the default) estimates it from
+	// the project's outcomes (autoPriorStrength: pooled where kinds of
+	// task do not differ, local where they do); before there are two
+	// kinds of task with evidence it is 2.
 	PriorStrength float64 `toml:"prior_strength" json:"prior_strength"`
 	// UseHalfLife is the number of later uses of a pattern after which a
 	// use counts half (default 20; 0 disables): recent results weigh more,
@@ -84,9 +87,13 @@ type ContextConfig struct {
 	CrossKind  float64 `toml:"cross_kind" json:"cross_kind"`
 }
 
+// fixedPriorStrength is the prior strength before the project's outcomes
+// can tell how much kinds of task differ (and the default before auto).
+const fixedPriorStrength = 2
+
 // DefaultContextConfig is the default of task-conditioned ranking.
 func DefaultContextConfig() ContextConfig {
-	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 2, UseHalfLife: 20, Credit: "blame",
+	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 0, UseHalfLife: 20, Credit: "blame",
 		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35, InferKind: true, KindWeight: 1, CrossKind: 0.25}
 }
 
@@ -97,8 +104,8 @@ func (c ContextConfig) validate() error {
 		return &ConfigError{"context.neighbors", c.Neighbors, "must be at least 1"}
 	case c.MinSimilarity < 0 || c.MinSimilarity >= 1 || math.IsNaN(c.MinSimilarity):
 		return &ConfigError{"context.min_similarity", c.MinSimilarity, "must be in [0, 1)"}
-	case !(c.PriorStrength > 0) || math.IsInf(c.PriorStrength, 0):
-		return &ConfigError{"context.prior_strength", c.PriorStrength, "must be positive"}
+	case !(c.PriorStrength >= 0) || math.IsInf(c.PriorStrength, 0):
+		return &ConfigError{"context.prior_strength", c.PriorStrength, "must be >= 0 (0: estimated from the project's outcomes)"}
 	case c.UseHalfLife < 0 || math.IsNaN(c.UseHalfLife) || math.IsInf(c.UseHalfLife, 0):
 		return &ConfigError{"context.use_half_life", c.UseHalfLife, "must be >= 0 (0 disables)"}
 	case c.ProjectHalfLife < 0 || math.IsNaN(c.ProjectHalfLife) || math.IsInf(c.ProjectHalfLife, 0):
@@ -260,6 +267,10 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 			decay[k] *= math.Exp2(-float64(len(events)-1-k) / cc.ProjectHalfLife)
 		}
 	}
+	kappa := cc.PriorStrength
+	if kappa == 0 {
+		kappa = autoPriorStrength(events, pats, len(cands), fixedPriorStrength)
+	}
 	y := func(k int) float64 {
 		if events[k].Success {
 			return 1
@@ -300,7 +311,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 			rate[i] = (ev[i].s + 1) / (ev[i].n + 2)
 			if ev[i].ln > 0 {
 				m := rate[i]
-				rate[i] = (cc.PriorStrength*m + ev[i].ls) / (cc.PriorStrength + ev[i].ln)
+				rate[i] = (kappa*m + ev[i].ls) / (kappa + ev[i].ln)
 			}
 		}
 		estimate(func(k, i int) float64 {
@@ -346,7 +357,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		post := overall
 		if len(neighbors) > 0 {
 			m := overall.Mean()
-			post = Beta{Alpha: cc.PriorStrength*m + ev[i].ls, Beta: cc.PriorStrength*(1-m) + ev[i].ln - ev[i].ls}
+			post = Beta{Alpha: kappa*m + ev[i].ls, Beta: kappa*(1-m) + ev[i].ln - ev[i].ls}
 		}
 		sc := post.Mean()
 		if rng != nil {
@@ -382,7 +393,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		return b.UpperBound(cc.Explore) < x || b.CDF(x) > cc.Explore // quantile < x ⇔ CDF(x) > p
 	}
 	avoid := func(s scored) bool {
-		return s.post.Mean() < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && below(s.post, best)
+		return s.post.Mean() < cc.Avoid && s.post.Evidence() >= kappa+3 && below(s.post, best)
 	}
 	take := func(s scored) {
 		local := ev[s.i].ln
