@@ -91,6 +91,9 @@ type ContextIndex struct {
 	// stats are derived once per version, at its first search.
 	statsOnce sync.Once
 	stats     *indexStats
+	// auto is the estimated prior strength (AutoPriorStrength).
+	autoOnce sync.Once
+	auto     float64
 }
 
 // indexStats are what a similarity search needs of an index version: the

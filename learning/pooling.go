@@ -104,6 +104,28 @@ func autoPriorStrength(events []ContextEvent, pats [][]int, ncands int, fallback
 	return fallback
 }
 
+// AutoPriorStrength is autoPriorStrength of the index's events, computed
+// once per version of the index (a plan request between two outcomes
+// reuses it). Patterns are told apart by id.
+func (x *ContextIndex) AutoPriorStrength() float64 {
+	x.autoOnce.Do(func() {
+		ids := map[string]int{}
+		pats := make([][]int, len(x.events))
+		for k, e := range x.events {
+			for _, p := range e.Patterns {
+				i, ok := ids[p]
+				if !ok {
+					i = len(ids)
+					ids[p] = i
+				}
+				pats[k] = append(pats[k], i)
+			}
+		}
+		x.auto = autoPriorStrength(x.events, pats, len(ids), fixedPriorStrength)
+	})
+	return x.auto
+}
+
 // lbeta is the log of the beta function.
 func lbeta(a, b float64) float64 {
 	la, _ := math.Lgamma(a)

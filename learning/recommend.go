@@ -269,7 +269,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	}
 	kappa := cc.PriorStrength
 	if kappa == 0 {
-		kappa = autoPriorStrength(events, pats, len(cands), fixedPriorStrength)
+		kappa = x.AutoPriorStrength()
 	}
 	y := func(k int) float64 {
 		if events[k].Success {
