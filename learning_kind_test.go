@@ -1,6 +1,7 @@
 package kaizen_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -66,4 +67,39 @@ func TestGuidanceByInferredKind(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPlanGuidanceWithExplicitKind: a plan request may name the kind of
+// task instead of describing it (the viewer's rankings by kind, scripts);
+// an unknown kind is refused with a typed error naming the field.
+func TestPlanGuidanceWithExplicitKind(t *testing.T) {
+	b := setup(t, "sqlite", func(c *kaizen.Config) { c.Learning.Ranking = "bayes" })
+	for i := range 40 {
+		mig := i%2 == 0
+		p, desc := "Maximize parallelization", "fix the crash on empty carts"
+		if mig {
+			p, desc = "Sequential execution order", "add a column to the orders table"
+		}
+		in := outcome(sprintf("t%d", i), true, p)
+		in.Task = desc
+		if _, err := b.e.RecordOutcome(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Hour)
+	}
+	g, err := b.e.PlanGuidance(ctx, kaizen.PlanInput{Kind: "migration"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Kind != "migration" || len(g.SimilarTasks) == 0 || g.SimilarTasks[0].Task != "add a column to the orders table" {
+		t.Errorf("kind migration: kind %q, similar %+v", g.Kind, g.SimilarTasks)
+	}
+	if len(g.Recommended) == 0 || g.Recommended[0].Content != "Sequential execution order" {
+		t.Errorf("kind migration: recommended %+v", g.Recommended)
+	}
+	_, err = b.e.PlanGuidance(ctx, kaizen.PlanInput{Kind: "astrology"})
+	var ke *kaizen.Error
+	if !errors.As(err, &ke) || ke.Kind != kaizen.KindInvalid || ke.Field != "kind" {
+		t.Errorf("unknown kind: %v, want an invalid-input error on kind", err)
+	}
 }

@@ -237,6 +237,9 @@ type SimilarOptions struct {
 	// kind (0: kinds are not used); CrossKind multiplies the cosine of a
 	// past task whose inferred kind differs from the task's.
 	KindWeight, CrossKind float64
+	// Kind is the task's kind when the request names it (else inferred
+	// from the task when KindWeight > 0).
+	Kind string
 }
 
 // Similar returns the past events that count at least minSim for the task,
@@ -245,11 +248,11 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 	k, minSim, sharpness := o.K, o.MinSim, o.Sharpness
 	q := contextTerms(task)
 	qtags := normTags(tags)
-	qkind := ""
-	if o.KindWeight > 0 {
+	qkind := o.Kind
+	if qkind == "" && o.KindWeight > 0 {
 		qkind = InferKind(task)
 	}
-	if (len(q) == 0 && len(qtags) == 0) || len(x.events) == 0 || k <= 0 {
+	if (len(q) == 0 && len(qtags) == 0 && o.Kind == "") || len(x.events) == 0 || k <= 0 {
 		return nil
 	}
 	st := x.getStats()
@@ -280,8 +283,8 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 		s := 0.0
 		if len(qtags) > 0 && sharesTag(qtags, e.tags) {
 			s = 1
-		} else if qnorm > 0 {
-			if dot := dots[i]; dot > 0 && st.norm[i] > 0 {
+		} else if qnorm > 0 || qkind != "" {
+			if dot := dots[i]; dot > 0 && st.norm[i] > 0 && qnorm > 0 {
 				s = math.Pow(min(dot/(qnorm*st.norm[i]), 1), sharpness)
 			}
 			switch {

@@ -179,6 +179,9 @@ type GuidanceRequest struct {
 	// Tags say what kind of task it is (e.g. "migration", "bugfix"): past
 	// tasks with the same tags weigh most in the ranking.
 	Tags []string `json:"tags,omitempty"`
+	// Kind is the kind of task (one of TaskKinds); empty: inferred from
+	// Task (InferKind). Past tasks of the same kind count as similar.
+	Kind string `json:"kind,omitempty"`
 	// Limit bounds the ranked patterns (default 10).
 	Limit int `json:"limit,omitempty"`
 }

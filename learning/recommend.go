@@ -208,11 +208,11 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	}
 	events := x.Events()
 	var neighbors []Neighbor
-	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 {
-		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
-		if cc.InferKind {
+	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 || req.Kind != "" {
+		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1, Kind: req.Kind}
+		if cc.InferKind || req.Kind != "" {
 			o.KindWeight, o.CrossKind = cc.KindWeight, cc.CrossKind
-			rec.Kind = InferKind(req.Task)
+			rec.Kind = cmp.Or(req.Kind, InferKind(req.Task))
 		}
 		neighbors = x.Similar(req.Task, req.Tags, o)
 	}
