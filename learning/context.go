@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/tokenize"
@@ -27,13 +28,21 @@ type ContextEvent struct {
 	At        time.Time `json:"at"`
 	// terms are the words of the event's description with their
 	// frequency weight; tags its normalised tags.
-	terms []contextTerm
+	terms []indexedTerm
 	tags  []string
+	kind  string // InferKind(Task)
 }
 
 type contextTerm struct {
 	term string
 	tf   float64
+}
+
+// indexedTerm is a term of an indexed event by its id in the index's
+// vocabulary.
+type indexedTerm struct {
+	id int32
+	tf float64
 }
 
 // contextTerms are the words of a task's description: its full-text
@@ -67,14 +76,97 @@ func normTags(tags []string) []string {
 // oldest first, with the document frequency of their terms. It is built
 // once and extended by Add; a reader never sees it change (Add returns a
 // new index sharing the old events).
+//
+// Terms are interned: the vocabulary maps a term to an id, and the
+// document frequencies are a slice by id, so a similarity search does
+// array lookups, not string hashing, per term of every event. The
+// vocabulary only grows (a term whose events left the window keeps its
+// id with a zero frequency); it is shared by the versions of an index
+// and guarded by a lock, since Add of a new version may run while a
+// reader searches an older one.
 type ContextIndex struct {
 	events []ContextEvent
-	df     map[string]int
+	df     []int32
+	vocab  *vocabulary
+	// stats are derived once per version, at its first search.
+	statsOnce sync.Once
+	stats     *indexStats
+	// auto is the estimated prior strength (AutoPriorStrength).
+	autoOnce sync.Once
+	auto     float64
+}
+
+// indexStats are what a similarity search needs of an index version: the
+// idf of every term, the TF-IDF norm of every event, and the events of
+// every term (postings), so that a search touches only the events that
+// share a word with the task.
+type indexStats struct {
+	idf      []float64
+	norm     []float64
+	postings map[int32][]posting
+}
+
+// posting is an event containing a term, with the term's TF-IDF weight in it.
+type posting struct {
+	event int32
+	w     float64
+}
+
+func (x *ContextIndex) getStats() *indexStats {
+	x.statsOnce.Do(func() {
+		st := &indexStats{idf: make([]float64, len(x.df)), norm: make([]float64, len(x.events)),
+			postings: make(map[int32][]posting, len(x.df))}
+		for id, df := range x.df {
+			st.idf[id] = x.idf(df)
+		}
+		for i, e := range x.events {
+			n := 0.0
+			for _, t := range e.terms {
+				w := t.tf * st.idf[t.id]
+				n += w * w
+				st.postings[t.id] = append(st.postings[t.id], posting{int32(i), w})
+			}
+			st.norm[i] = math.Sqrt(n)
+		}
+		x.stats = st
+	})
+	return x.stats
+}
+
+type vocabulary struct {
+	mu  sync.RWMutex
+	ids map[string]int32
+}
+
+// id returns the id of a term, adding it when new.
+func (v *vocabulary) id(term string) int32 {
+	v.mu.RLock()
+	id, ok := v.ids[term]
+	v.mu.RUnlock()
+	if ok {
+		return id
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if id, ok := v.ids[term]; ok {
+		return id
+	}
+	id = int32(len(v.ids))
+	v.ids[term] = id
+	return id
+}
+
+// lookup returns the id of a known term.
+func (v *vocabulary) lookup(term string) (int32, bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	id, ok := v.ids[term]
+	return id, ok
 }
 
 // NewContextIndex indexes events (oldest first, as given).
 func NewContextIndex(events []ContextEvent) *ContextIndex {
-	x := &ContextIndex{df: map[string]int{}}
+	x := &ContextIndex{vocab: &vocabulary{ids: map[string]int32{}}}
 	for _, e := range events {
 		x.add(e)
 	}
@@ -82,28 +174,30 @@ func NewContextIndex(events []ContextEvent) *ContextIndex {
 }
 
 func (x *ContextIndex) add(e ContextEvent) {
-	e.terms, e.tags = contextTerms(e.Task), normTags(e.Tags)
-	for _, t := range e.terms {
-		x.df[t.term]++
+	terms := contextTerms(e.Task)
+	e.terms = make([]indexedTerm, len(terms))
+	for i, t := range terms {
+		id := x.vocab.id(t.term)
+		for int(id) >= len(x.df) {
+			x.df = append(x.df, 0)
+		}
+		x.df[id]++
+		e.terms[i] = indexedTerm{id, t.tf}
 	}
+	e.tags, e.kind = normTags(e.Tags), InferKind(e.Task)
 	x.events = append(x.events, e)
 }
 
 // Add returns an index with e appended (the receiver is unchanged). limit
 // > 0 keeps only the newest limit events.
 func (x *ContextIndex) Add(limit int, es ...ContextEvent) *ContextIndex {
-	next := &ContextIndex{df: make(map[string]int, len(x.df)), events: slices.Clip(x.events)}
-	for k, v := range x.df {
-		next.df[k] = v
-	}
+	next := &ContextIndex{df: slices.Clone(x.df), events: slices.Clip(x.events), vocab: x.vocab}
 	for _, e := range es {
 		next.add(e)
 	}
 	for limit > 0 && len(next.events) > limit {
 		for _, t := range next.events[0].terms {
-			if next.df[t.term]--; next.df[t.term] == 0 {
-				delete(next.df, t.term)
-			}
+			next.df[t.id]--
 		}
 		next.events = next.events[1:]
 	}
@@ -116,9 +210,9 @@ func (x *ContextIndex) Len() int { return len(x.events) }
 // Events returns the indexed events, oldest first (not to be modified).
 func (x *ContextIndex) Events() []ContextEvent { return x.events }
 
-// idf is the inverse document frequency of a term.
-func (x *ContextIndex) idf(term string) float64 {
-	return math.Log(1 + float64(len(x.events))/float64(1+x.df[term]))
+// idf is the inverse document frequency of a term of document frequency df.
+func (x *ContextIndex) idf(df int32) float64 {
+	return math.Log(1 + float64(len(x.events))/float64(1+df))
 }
 
 // Neighbor is a past event similar to the task at hand.
@@ -127,24 +221,61 @@ type Neighbor struct {
 	// Similarity is how much the event counts for the task, 0..1: 1 when
 	// it shares a tag with the task, else the cosine of their descriptions'
 	// TF-IDF vectors raised to the sharpness (a task with the same
-	// description counts fully, one sharing a few words barely).
+	// description counts fully, one sharing a few words barely), at least
+	// the kind weight when both descriptions name the same task kind
+	// (InferKind) and at most the cross-kind factor times the cosine when
+	// they name different kinds.
 	Similarity float64
+}
+
+// SimilarOptions tune Similar.
+type SimilarOptions struct {
+	K         int     // at most K neighbours
+	MinSim    float64 // the least similarity that counts
+	Sharpness float64 // exponent of the cosine
+	// KindWeight is the similarity of a past task of the same inferred
+	// kind (0: kinds are not used); CrossKind multiplies the cosine of a
+	// past task whose inferred kind differs from the task's.
+	KindWeight, CrossKind float64
+	// Kind is the task's kind when the request names it (else inferred
+	// from the task when KindWeight > 0).
+	Kind string
 }
 
 // Similar returns the past events that count at least minSim for the task,
 // best first (newer first among equals), at most k.
-func (x *ContextIndex) Similar(task string, tags []string, k int, minSim, sharpness float64) []Neighbor {
+func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []Neighbor {
+	k, minSim, sharpness := o.K, o.MinSim, o.Sharpness
 	q := contextTerms(task)
 	qtags := normTags(tags)
-	if (len(q) == 0 && len(qtags) == 0) || len(x.events) == 0 || k <= 0 {
+	qkind := o.Kind
+	if qkind == "" && o.KindWeight > 0 {
+		qkind = InferKind(task)
+	}
+	if (len(q) == 0 && len(qtags) == 0 && o.Kind == "") || len(x.events) == 0 || k <= 0 {
 		return nil
 	}
-	qw := make(map[string]float64, len(q))
+	st := x.getStats()
+	// Word similarity: the dot product of the task's TF-IDF vector with
+	// every event sharing one of its terms (through the postings).
+	dots := make([]float64, len(x.events))
 	qnorm := 0.0
 	for _, t := range q {
-		w := t.tf * x.idf(t.term)
-		qw[t.term] = w
+		df := int32(0)
+		id, known := x.vocab.lookup(t.term)
+		if known && int(id) < len(x.df) {
+			df = x.df[id]
+		} else {
+			known = false
+		}
+		w := t.tf * x.idf(df)
 		qnorm += w * w
+		if !known {
+			continue
+		}
+		for _, p := range st.postings[id] {
+			dots[p.event] += w * p.w
+		}
 	}
 	qnorm = math.Sqrt(qnorm)
 	var out []Neighbor
@@ -152,17 +283,16 @@ func (x *ContextIndex) Similar(task string, tags []string, k int, minSim, sharpn
 		s := 0.0
 		if len(qtags) > 0 && sharesTag(qtags, e.tags) {
 			s = 1
-		} else if qnorm > 0 {
-			dot, norm := 0.0, 0.0
-			for _, t := range e.terms {
-				w := t.tf * x.idf(t.term)
-				norm += w * w
-				if qv, ok := qw[t.term]; ok {
-					dot += qv * w
-				}
+		} else if qnorm > 0 || qkind != "" {
+			if dot := dots[i]; dot > 0 && st.norm[i] > 0 && qnorm > 0 {
+				s = math.Pow(min(dot/(qnorm*st.norm[i]), 1), sharpness)
 			}
-			if dot > 0 && norm > 0 {
-				s = math.Pow(min(dot/(qnorm*math.Sqrt(norm)), 1), sharpness)
+			switch {
+			case qkind == "" || e.kind == "":
+			case qkind == e.kind:
+				s = max(s, o.KindWeight)
+			default:
+				s *= o.CrossKind
 			}
 		}
 		if s > 0 && s >= minSim {

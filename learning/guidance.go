@@ -179,6 +179,9 @@ type GuidanceRequest struct {
 	// Tags say what kind of task it is (e.g. "migration", "bugfix"): past
 	// tasks with the same tags weigh most in the ranking.
 	Tags []string `json:"tags,omitempty"`
+	// Kind is the kind of task (one of TaskKinds); empty: inferred from
+	// Task (InferKind). Past tasks of the same kind count as similar.
+	Kind string `json:"kind,omitempty"`
 	// Limit bounds the ranked patterns (default 10).
 	Limit int `json:"limit,omitempty"`
 }
@@ -491,6 +494,9 @@ func (g Guidance) recommendationMarkdown(b *strings.Builder) {
 		return // nothing learned yet: no evidence to show
 	}
 	b.WriteString("\n### Recommended for this task\n\n")
+	if g.Kind != "" {
+		fmt.Fprintf(b, "Task kind (inferred from the description): %s.\n", g.Kind)
+	}
 	switch n := len(g.SimilarTasks); {
 	case n == 0:
 		b.WriteString("No similar past task yet: the rates are the project's overall evidence.\n\n")

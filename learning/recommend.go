@@ -41,8 +41,11 @@ type ContextConfig struct {
 	// count as similar (default 0.01).
 	MinSimilarity float64 `toml:"min_similarity" json:"min_similarity"`
 	// PriorStrength is how many observations the project's overall
-	// evidence is worth against similar tasks' (default 2): with few
-	// similar tasks, a pattern's rate is the project's.
+	// evidence is worth against similar tasks': with few similar tasks, a
+	// pattern's rate is the project's. 0 (the default) estimates it from
+	// the project's outcomes (autoPriorStrength: pooled where kinds of
+	// task do not differ, local where they do); before there are two
+	// kinds of task with evidence it is 2.
 	PriorStrength float64 `toml:"prior_strength" json:"prior_strength"`
 	// UseHalfLife is the number of later uses of a pattern after which a
 	// use counts half (default 20; 0 disables): recent results weigh more,
@@ -74,12 +77,24 @@ type ContextConfig struct {
 	// Avoid is the posterior mean under which a pattern with enough evidence
 	// in this context is listed to avoid (default 0.35).
 	Avoid float64 `toml:"avoid" json:"avoid"`
+	// InferKind turns on task kinds inferred from descriptions (default
+	// true): a past task of the same kind (InferKind: migration, ui, api,
+	// bugfix, …) counts KindWeight (default 1) even when the two
+	// descriptions share no word, and one of a different kind counts
+	// CrossKind (default 0.25) times its word similarity.
+	InferKind  bool    `toml:"infer_kind" json:"infer_kind"`
+	KindWeight float64 `toml:"kind_weight" json:"kind_weight"`
+	CrossKind  float64 `toml:"cross_kind" json:"cross_kind"`
 }
+
+// fixedPriorStrength is the prior strength before the project's outcomes
+// can tell how much kinds of task differ (and the default before auto).
+const fixedPriorStrength = 2
 
 // DefaultContextConfig is the default of task-conditioned ranking.
 func DefaultContextConfig() ContextConfig {
-	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 2, UseHalfLife: 20, Credit: "blame",
-		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35}
+	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 0, UseHalfLife: 20, Credit: "blame",
+		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35, InferKind: true, KindWeight: 1, CrossKind: 0.25}
 }
 
 // validate checks the context configuration.
@@ -89,8 +104,8 @@ func (c ContextConfig) validate() error {
 		return &ConfigError{"context.neighbors", c.Neighbors, "must be at least 1"}
 	case c.MinSimilarity < 0 || c.MinSimilarity >= 1 || math.IsNaN(c.MinSimilarity):
 		return &ConfigError{"context.min_similarity", c.MinSimilarity, "must be in [0, 1)"}
-	case !(c.PriorStrength > 0) || math.IsInf(c.PriorStrength, 0):
-		return &ConfigError{"context.prior_strength", c.PriorStrength, "must be positive"}
+	case !(c.PriorStrength >= 0) || math.IsInf(c.PriorStrength, 0):
+		return &ConfigError{"context.prior_strength", c.PriorStrength, "must be >= 0 (0: estimated from the project's outcomes)"}
 	case c.UseHalfLife < 0 || math.IsNaN(c.UseHalfLife) || math.IsInf(c.UseHalfLife, 0):
 		return &ConfigError{"context.use_half_life", c.UseHalfLife, "must be >= 0 (0 disables)"}
 	case c.ProjectHalfLife < 0 || math.IsNaN(c.ProjectHalfLife) || math.IsInf(c.ProjectHalfLife, 0):
@@ -105,6 +120,10 @@ func (c ContextConfig) validate() error {
 		return &ConfigError{"context.explore", c.Explore, "must be in (0.5, 1)"}
 	case !(c.Avoid >= 0 && c.Avoid < 1):
 		return &ConfigError{"context.avoid", c.Avoid, "must be in [0, 1)"}
+	case !(c.KindWeight >= 0 && c.KindWeight <= 1):
+		return &ConfigError{"context.kind_weight", c.KindWeight, "must be in [0, 1]"}
+	case !(c.CrossKind >= 0 && c.CrossKind <= 1):
+		return &ConfigError{"context.cross_kind", c.CrossKind, "must be in [0, 1]"}
 	}
 	return nil
 }
@@ -161,7 +180,10 @@ type SimilarTask struct {
 // strategies to use for this task, best first, one to explore, the ones to
 // avoid here, and the past tasks behind it.
 type Recommendation struct {
-	Ranking     string        `json:"ranking"`
+	Ranking string `json:"ranking"`
+	// Kind is the task kind inferred from the description (InferKind),
+	// empty when none is clear or kinds are off (context.infer_kind).
+	Kind        string        `json:"kind,omitempty"`
 	Recommended []Recommended `json:"recommended"`
 	// Explore is a strategy worth trying to learn more (nil when none is).
 	Explore *Recommended `json:"explore,omitempty"`
@@ -186,8 +208,13 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	}
 	events := x.Events()
 	var neighbors []Neighbor
-	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 {
-		neighbors = x.Similar(req.Task, req.Tags, cc.Neighbors, cc.MinSimilarity, cc.Sharpness)
+	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 || req.Kind != "" {
+		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1, Kind: req.Kind}
+		if cc.InferKind || req.Kind != "" {
+			o.KindWeight, o.CrossKind = cc.KindWeight, cc.CrossKind
+			rec.Kind = cmp.Or(req.Kind, InferKind(req.Task))
+		}
+		neighbors = x.Similar(req.Task, req.Tags, o)
 	}
 	local := make(map[int]float64, len(neighbors)) // event index → how much it counts
 	for _, n := range neighbors {
@@ -240,6 +267,10 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 			decay[k] *= math.Exp2(-float64(len(events)-1-k) / cc.ProjectHalfLife)
 		}
 	}
+	kappa := cc.PriorStrength
+	if kappa == 0 {
+		kappa = x.AutoPriorStrength()
+	}
 	y := func(k int) float64 {
 		if events[k].Success {
 			return 1
@@ -280,7 +311,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 			rate[i] = (ev[i].s + 1) / (ev[i].n + 2)
 			if ev[i].ln > 0 {
 				m := rate[i]
-				rate[i] = (cc.PriorStrength*m + ev[i].ls) / (cc.PriorStrength + ev[i].ln)
+				rate[i] = (kappa*m + ev[i].ls) / (kappa + ev[i].ln)
 			}
 		}
 		estimate(func(k, i int) float64 {
@@ -326,7 +357,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		post := overall
 		if len(neighbors) > 0 {
 			m := overall.Mean()
-			post = Beta{Alpha: cc.PriorStrength*m + ev[i].ls, Beta: cc.PriorStrength*(1-m) + ev[i].ln - ev[i].ls}
+			post = Beta{Alpha: kappa*m + ev[i].ls, Beta: kappa*(1-m) + ev[i].ln - ev[i].ls}
 		}
 		sc := post.Mean()
 		if rng != nil {
@@ -362,7 +393,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		return b.UpperBound(cc.Explore) < x || b.CDF(x) > cc.Explore // quantile < x ⇔ CDF(x) > p
 	}
 	avoid := func(s scored) bool {
-		return s.post.Mean() < cc.Avoid && s.post.Evidence() >= cc.PriorStrength+3 && below(s.post, best)
+		return s.post.Mean() < cc.Avoid && s.post.Evidence() >= kappa+3 && below(s.post, best)
 	}
 	take := func(s scored) {
 		local := ev[s.i].ln

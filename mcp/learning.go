@@ -112,6 +112,8 @@ func learningTools() []*toolDef {
 				"limit":   intField("Maximum number of ranked patterns, excluded patterns and anti-patterns each (default 10, at most 1000).", 0, 1000),
 				"tags": {desc: "What kind of task this is, e.g. [\"migration\", \"frontend\"]: strategies are ranked from past " +
 					"outcomes of tasks with the same tags or a similar description (at most 20 tags)."},
+				"kind": {desc: "The kind of task: migration, ui, api, refactor, bugfix, performance, data, testing, security, docs, " +
+					"infra or dependency. Optional: by default it is inferred from `task`; past tasks of the same kind count as similar."},
 			},
 		}, func(ctx context.Context, e *kaizen.Engine, in kaizen.PlanInput) (learning.Guidance, error) {
 			return deref(e.PlanGuidance(ctx, in))

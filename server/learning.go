@@ -128,10 +128,10 @@ func (s *Server) planGuidance(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	} else {
-		if q, err = parseQuery(r, op, "project", "task", "bead_id", "limit", "format", "tags..."); err != nil {
+		if q, err = parseQuery(r, op, "project", "task", "bead_id", "limit", "format", "tags...", "kind"); err != nil {
 			return err
 		}
-		in.Task, in.TaskID, in.Tags = q.str("task"), q.str("bead_id"), commaList(q.list("tags"))
+		in.Task, in.TaskID, in.Tags, in.Kind = q.str("task"), q.str("bead_id"), commaList(q.list("tags")), q.str("kind")
 		if in.Limit, err = q.integer("limit", 0, maxPage); err != nil {
 			return err
 		}

@@ -41,15 +41,16 @@ func WriteTable(w io.Writer, r *Report) error {
 	tw.Flush()
 
 	if len(r.Drifts) > 0 {
-		ew.printf("\nsuccess by phase; tasks to recover after a drift (expected success over the next %d tasks within %.0f points of the oracle's)\n",
-			r.Window, r.Tolerance*100)
+		ew.printf("\nsuccess by phase; tasks to recover after a drift (expected success over the next %d tasks within %.0f points of the oracle's)\n"+
+			"and to regain the policy's own level (its share of the oracle over those tasks back within %.0f points of its share before the drift)\n",
+			r.Window, r.Tolerance*100, r.Tolerance*100)
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		head := []string{"POLICY"}
 		for _, s := range r.Phases {
 			head = append(head, fmt.Sprintf("TASKS %d-%d", s.From, s.To))
 		}
 		for _, d := range r.Drifts {
-			head = append(head, fmt.Sprintf("RECOVERY @%d", d))
+			head = append(head, fmt.Sprintf("RECOVERY @%d", d), fmt.Sprintf("REGAIN @%d", d))
 		}
 		fmt.Fprintln(tw, strings.Join(head, "\t"))
 		for _, p := range r.Policies {
@@ -58,7 +59,8 @@ func WriteTable(w io.Writer, r *Report) error {
 				row = append(row, rateStat(s))
 			}
 			for _, rc := range p.Recovery {
-				row = append(row, recoveryText(rc, len(r.Seeds)))
+				row = append(row, recoveryText(rc, len(r.Seeds)),
+					recoveryText(Recovery{Tasks: rc.RegainTasks, Recovered: rc.Regained}, len(r.Seeds)))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}

@@ -94,6 +94,14 @@ type Recovery struct {
 	Recovered int `json:"recovered"`
 	// Tasks is over the seeds that recovered (nil when none did).
 	Tasks *Stat `json:"tasks"`
+	// Regain is the same count against the policy's own level instead of
+	// the oracle's: the tasks after the drift until its expected success
+	// over the next Window tasks, as a share of the oracle's, is back
+	// within Tolerance of that share over the Window tasks before the
+	// drift. It measures how fast a policy forgets, whatever its level.
+	RegainPerSeed []*int `json:"regain_per_seed"`
+	Regained      int    `json:"regained"`
+	RegainTasks   *Stat  `json:"regain_tasks"`
 }
 
 // FamilyStat is the success on one task family.
@@ -207,6 +215,19 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 				s := stat(got)
 				rc.Tasks = &s
 			}
+			rc.RegainPerSeed = make([]*int, seeds)
+			got = got[:0]
+			for si, tr := range trs {
+				if k, ok := regain(tr.expected, tapes[si].best, d, end, win, opts.Tolerance); ok {
+					rc.RegainPerSeed[si] = &k
+					rc.Regained++
+					got = append(got, float64(k))
+				}
+			}
+			if len(got) > 0 {
+				s := stat(got)
+				rc.RegainTasks = &s
+			}
 			pr.Recovery = append(pr.Recovery, rc)
 		}
 		for _, tr := range trs {
@@ -247,6 +268,35 @@ func recovery(expected, best []float64, d, end, win int, tol float64) (int, bool
 	for r := 0; d+r+win-1 <= end; r++ {
 		a, b := d+r-1, d+r+win-1 // 0-based [a, b)
 		if (diff[b]-diff[a])/float64(win) <= tol+1e-12 {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// regain is the smallest r >= 0 such that the policy's expected success
+// over tasks d+r … d+r+win-1, as a share of the oracle's, is at least its
+// share over the win tasks before the drift minus tol. A drift too early
+// for a window before it, or no such window before end: not regained.
+func regain(expected, best []float64, d, end, win int, tol float64) (int, bool) {
+	if d-1-win < 0 {
+		return 0, false
+	}
+	pe, pb := 0.0, 0.0
+	for t := d - 1 - win; t < d-1; t++ { // 0-based: the win tasks before task d
+		pe, pb = pe+expected[t], pb+best[t]
+	}
+	if pb <= 0 {
+		return 0, false
+	}
+	before := pe / pb
+	e, b := make([]float64, len(expected)+1), make([]float64, len(best)+1)
+	for t := range expected {
+		e[t+1], b[t+1] = e[t]+expected[t], b[t]+best[t]
+	}
+	for r := 0; d+r+win-1 <= end; r++ {
+		lo, hi := d+r-1, d+r+win-1
+		if ob := b[hi] - b[lo]; ob > 0 && (e[hi]-e[lo])/ob >= before-tol-1e-12 {
 			return r, true
 		}
 	}

@@ -286,6 +286,8 @@ type curveData struct {
 	Table   *dataTable
 	// Changes are newest first.
 	Changes []curveChange
+	// Kinds are the rankings by kind of task.
+	Kinds []kindRanking
 }
 
 func (v *Viewer) learningCurve(w http.ResponseWriter, r *http.Request) error {
@@ -313,5 +315,8 @@ func (v *Viewer) learningCurve(w http.ResponseWriter, r *http.Request) error {
 	d.Chart, d.Table = curveChart(c, changes), curveTable(c, 60)
 	slices.Reverse(changes)
 	d.Changes = changes
+	if d.Kinds, err = kindRankings(ctx, v.e, d.Project); err != nil {
+		return err
+	}
 	return v.renderList(w, r, "learning", d)
 }

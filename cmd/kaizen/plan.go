@@ -57,6 +57,7 @@ deprecated pattern, criterion weights, and the open errors of the task
 	beadIDFlag(cmd, &in.TaskID, "include the open errors of this task")
 	cmd.Flags().IntVar(&in.Limit, "limit", 10, "maximum number of ranked patterns")
 	cmd.Flags().StringArrayVar(&in.Tags, "tag", nil, "what kind of task it is, e.g. migration or bugfix (repeatable)")
+	cmd.Flags().StringVar(&in.Kind, "kind", "", "the kind of task (migration, ui, api, refactor, bugfix, performance, data, testing, security, docs, infra, dependency); default: inferred from the task")
 	return cmd
 }
 

@@ -2,6 +2,8 @@ package learningsvc
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kaizenhq/kaizen/internal/app"
@@ -43,6 +45,9 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 	}
 	if err := validTags(op, in.Tags); err != nil {
 		return nil, err
+	}
+	if in.Kind != "" && !slices.Contains(learning.TaskKinds, in.Kind) {
+		return nil, app.Invalid(op, "kind", "must be one of %s", strings.Join(learning.TaskKinds, ", "))
 	}
 	var g learning.Guidance
 	err = s.env.View(ctx, op, func(tx store.Tx) error {

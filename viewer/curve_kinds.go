@@ -1,0 +1,81 @@
+package viewer
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/learning"
+)
+
+// Rankings by kind of task, on the learning page: for each kind of task
+// the project has outcomes of (learning.InferKind, or named by a plan
+// request), the strategies plan guidance would recommend for a task of
+// that kind, by estimated success rate with the 95 % interval, and the
+// ones to avoid there. It is the per-context view of the learning (issue
+// 11): the same strategy may lead for migrations and be avoided for
+// bugfixes.
+
+// kindRanking is one kind of task's ranking.
+type kindRanking struct {
+	Kind    string
+	Similar int // past tasks of this kind behind it (at most 10 listed by guidance)
+	Rows    []kindRow
+	Avoid   []kindRow
+}
+
+type kindRow struct {
+	Content  string
+	Rate     string // "72 %"
+	Interval string // "58–84 %"
+	Uses     string // similar uses behind it
+}
+
+// maxKindRows bounds the strategies shown per kind.
+const maxKindRows = 5
+
+// kindRankings asks plan guidance once per kind and keeps the kinds with
+// similar past tasks.
+func kindRankings(ctx context.Context, e *kaizen.Engine, project string) ([]kindRanking, error) {
+	var out []kindRanking
+	for _, kind := range learning.TaskKinds {
+		g, err := e.PlanGuidance(ctx, kaizen.PlanInput{Project: project, Kind: kind, Limit: maxKindRows})
+		if err != nil {
+			return nil, err
+		}
+		if len(g.SimilarTasks) == 0 || g.Ranking == learning.RankingSeed {
+			continue
+		}
+		kr := kindRanking{Kind: kind, Similar: len(g.SimilarTasks)}
+		recs := slices.Clone(g.Recommended)
+		// the ranking's order is a draw under thompson: show the rates
+		slices.SortStableFunc(recs, func(a, b learning.Recommended) int {
+			switch {
+			case a.Rate > b.Rate:
+				return -1
+			case a.Rate < b.Rate:
+				return 1
+			}
+			return 0
+		})
+		for _, r := range recs {
+			if r.Similar == 0 && r.Overall == 0 {
+				continue // never tried: nothing to show
+			}
+			kr.Rows = append(kr.Rows, rowOf(r))
+		}
+		for _, r := range g.Avoid {
+			kr.Avoid = append(kr.Avoid, rowOf(r))
+		}
+		if len(kr.Rows)+len(kr.Avoid) > 0 {
+			out = append(out, kr)
+		}
+	}
+	return out, nil
+}
+
+func rowOf(r learning.Recommended) kindRow {
+	return kindRow{Content: r.Content, Rate: fmt.Sprintf("%.0f %%", 100*r.Rate),
+		Interval: fmt.Sprintf("%.0f–%.0f %%", 100*r.Interval[0], 100*r.Interval[1]), Uses: fmt.Sprintf("%.1f", r.Similar)}
+}
