@@ -202,32 +202,27 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 			if di+1 < len(r.Drifts) {
 				end = r.Drifts[di+1] - 1
 			}
-			rc := Recovery{Drift: d, PerSeed: make([]*int, seeds)}
-			var got []float64
-			for si, tr := range trs {
-				if k, ok := recovery(tr.expected, tapes[si].best, d, end, win, opts.Tolerance); ok {
-					rc.PerSeed[si] = &k
-					rc.Recovered++
-					got = append(got, float64(k))
+			rc := Recovery{Drift: d}
+			// count runs a measure over the seeds: the tasks of each seed
+			// (nil when not reached), how many reached it, their stat.
+			count := func(measure func(expected, best []float64, d, end, win int, tol float64) (int, bool)) ([]*int, int, *Stat) {
+				per, n := make([]*int, seeds), 0
+				var got []float64
+				for si, tr := range trs {
+					if k, ok := measure(tr.expected, tapes[si].best, d, end, win, opts.Tolerance); ok {
+						per[si] = &k
+						n++
+						got = append(got, float64(k))
+					}
 				}
-			}
-			if len(got) > 0 {
-				s := stat(got)
-				rc.Tasks = &s
-			}
-			rc.RegainPerSeed = make([]*int, seeds)
-			got = got[:0]
-			for si, tr := range trs {
-				if k, ok := regain(tr.expected, tapes[si].best, d, end, win, opts.Tolerance); ok {
-					rc.RegainPerSeed[si] = &k
-					rc.Regained++
-					got = append(got, float64(k))
+				if len(got) == 0 {
+					return per, n, nil
 				}
-			}
-			if len(got) > 0 {
 				s := stat(got)
-				rc.RegainTasks = &s
+				return per, n, &s
 			}
+			rc.PerSeed, rc.Recovered, rc.Tasks = count(recovery)
+			rc.RegainPerSeed, rc.Regained, rc.RegainTasks = count(regain)
 			pr.Recovery = append(pr.Recovery, rc)
 		}
 		for _, tr := range trs {

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -50,15 +51,7 @@ func kindRankings(ctx context.Context, e *kaizen.Engine, project string) ([]kind
 		kr := kindRanking{Kind: kind, Similar: len(g.SimilarTasks)}
 		recs := slices.Clone(g.Recommended)
 		// the ranking's order is a draw under thompson: show the rates
-		slices.SortStableFunc(recs, func(a, b learning.Recommended) int {
-			switch {
-			case a.Rate > b.Rate:
-				return -1
-			case a.Rate < b.Rate:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(recs, func(a, b learning.Recommended) int { return cmp.Compare(b.Rate, a.Rate) })
 		for _, r := range recs {
 			if r.Similar == 0 && r.Overall == 0 {
 				continue // never tried: nothing to show
