@@ -261,7 +261,8 @@ type HeuristicFeedbackInput struct {
 	HeuristicID string `json:"heuristic_id"`
 	// Verdict is helpful or misleading.
 	Verdict string `json:"verdict"`
-	// RecallID is the recall that showed it (optional, recommended).
+	// RecallID is the recall that showed it (optional, recommended; when
+	// empty, the latest stored recall that showed the heuristic).
 	RecallID string `json:"recall_id,omitempty"`
 	TaskID   string `json:"bead_id,omitempty"`
 	Note     string `json:"note,omitempty"`
@@ -321,12 +322,32 @@ func (s *Service) HeuristicFeedback(ctx context.Context, in HeuristicFeedbackInp
 				in.TaskID = r.TaskID
 			}
 		}
+		if in.RecallID == "" {
+			// A verdict given without its recall is about the latest
+			// recall that showed the heuristic; with none, it is counted
+			// but cannot advance the misleading streak (seed 001 demotes
+			// after consecutive misleading recalls).
+			rs, err := tx.ListRecalls(ctx, project, store.RecallFilter{RefID: h.ID, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if len(rs) > 0 {
+				in.RecallID = rs[0].ID
+				if in.TaskID == "" {
+					in.TaskID = rs[0].TaskID
+				}
+			}
+		}
+		earlier, err := tx.ListHeuristicFeedback(ctx, project, h.ID)
+		if err != nil {
+			return err
+		}
 		fb := experience.HeuristicFeedback{ID: app.NewID("hfb-"), Project: project, HeuristicID: h.ID, RecallID: in.RecallID,
 			TaskID: in.TaskID, Verdict: v, Note: in.Note, Source: in.Source, CreatedAt: now}
 		if _, err := tx.InsertHeuristicFeedback(ctx, fb); err != nil {
 			return err
 		}
-		next, tr := s.cfg.Lifecycle.ApplyVerdict(h, v, now)
+		next, tr := s.cfg.Lifecycle.ApplyVerdict(h, fb, earlier, now)
 		next.UpdatedAt = now
 		if err := tx.UpdateHeuristic(ctx, next); err != nil {
 			return err

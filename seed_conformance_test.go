@@ -1,0 +1,68 @@
+package kaizen_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/experience"
+)
+
+// TestDemotionCountsRecallsNotVerdicts (seed 001: "连续多次召回后被判定为
+// misleading"): misleading verdicts on one recall count once, verdicts on
+// a lesson never recalled never demote it, and a verdict without a recall
+// id is about the lesson's latest recall.
+func TestDemotionCountsRecallsNotVerdicts(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend)
+		write := func(task, trigger, rule string) string {
+			doc, _ := json.Marshal(map[string]any{"goal": "a past task", "transferable_heuristics": []map[string]string{
+				{"kind": "avoid", "trigger": trigger, "rule": rule, "why": "it went wrong before", "evidence": "task " + task}}})
+			return submit(t, b, task, doc).Heuristics[0].HeuristicID
+		}
+		recalled := write("t1", "when editing generated protobuf files", "change the .proto file and regenerate instead of editing pb.go")
+		never := write("t2", "when a cron job runs twice", "make the job idempotent with a lock row")
+		misleading := func(id, recall string) *kaizen.HeuristicActionResult {
+			t.Helper()
+			r, err := b.e.HeuristicFeedback(ctx, kaizen.HeuristicFeedbackInput{HeuristicID: id, RecallID: recall, Verdict: "misleading"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		// Never recalled: five misleading verdicts, still a candidate.
+		var r *kaizen.HeuristicActionResult
+		for range 5 {
+			r = misleading(never, "")
+		}
+		if r.Transition != nil || r.Heuristic.Status != experience.StatusCandidate || r.Heuristic.MisleadingStreak != 0 ||
+			r.Heuristic.MisleadingCount != 5 {
+			t.Fatalf("never recalled: %+v %+v", r.Heuristic, r.Transition)
+		}
+		recall := func() string {
+			t.Helper()
+			rec, err := b.e.Recall(ctx, kaizen.RecallInput{Query: "edit the generated pb.go protobuf file"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.Heuristics) == 0 || rec.Heuristics[0].ID != recalled {
+				t.Fatalf("recall did not inject %s: %+v", recalled, rec)
+			}
+			return rec.ID
+		}
+		// One recall, three verdicts (with and without its id): streak 1.
+		first := recall()
+		misleading(recalled, first)
+		misleading(recalled, first)
+		r = misleading(recalled, "")
+		if r.Transition != nil || r.Heuristic.MisleadingStreak != 1 || r.Heuristic.MisleadingCount != 3 {
+			t.Fatalf("three verdicts on one recall: %+v %+v", r.Heuristic, r.Transition)
+		}
+		// Two more recalls judged misleading: stale.
+		misleading(recalled, recall())
+		r = misleading(recalled, recall())
+		if r.Transition == nil || r.Transition.To != experience.StatusStale || r.Heuristic.MisleadingStreak != 3 {
+			t.Fatalf("third misleading recall: %+v %+v", r.Heuristic, r.Transition)
+		}
+	})
+}
