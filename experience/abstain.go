@@ -34,6 +34,13 @@ type RecallThresholds struct {
 	// merge calibration: topic = min(1, cosine / merge update threshold).
 	// Off by default: the seed's topic similarity is the cosine.
 	ScaleTopic bool `toml:"scale_topic" json:"scale_topic"`
+	// SyncWrites stores each recall event (and the recall counts of the
+	// heuristics it injected) before the recall answers. Off by default:
+	// the event is written right after the answer, off the agent's
+	// latency path (a durable commit cost more than the recall itself);
+	// the engine's reads of recalls, heuristic feedback and Close wait
+	// for the writes in flight.
+	SyncWrites bool `toml:"sync_writes" json:"sync_writes"`
 }
 
 // RecallCalibration is an abstention calibrated for one embedder.

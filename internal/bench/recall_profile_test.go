@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -80,6 +81,19 @@ func TestRecallProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("recall: cold %s, warm %s", res.Cold, fmt.Sprintf("p50 %s p90 %s p99 %s", res.Warm.P50, res.Warm.P90, res.Warm.P99))
+	// The same queries as dry runs: no recall event written.
+	var ds []time.Duration
+	rng := rand.New(rand.NewPCG(5, 6)) // bench.Recall's queries
+	for i := range recalls {
+		subject, action, _ := benchSentence(rng, i)
+		t0 := time.Now()
+		if _, err := e.Recall(ctx, kaizen.RecallInput{Project: project, Query: fmt.Sprintf("I need to %s %s without breaking the build", action, subject), DryRun: true}); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	dry := Summarise(ds)
+	t.Logf("dry-run recall: p50 %s p90 %s p99 %s", dry.P50, dry.P90, dry.P99)
 }
 
 func envInt(name string, def int) int {

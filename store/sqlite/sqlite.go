@@ -95,6 +95,9 @@ type request struct {
 	done chan error
 }
 
+// readerMmapBytes is the mmap_size of read connections.
+const readerMmapBytes = 1 << 30
+
 func dsn(path string, opts Options, txlock string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeoutMs))
@@ -109,6 +112,12 @@ func dsn(path string, opts Options, txlock string, readOnly bool) string {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
+		// Readers map the database file instead of reading each page with
+		// a pread into their 2 MiB page cache: at 100,000s of experience
+		// items a recall touched pages no cache held, and the system calls
+		// were an eighth of its time. Mapped pages are the OS page cache,
+		// shared by the readers.
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", readerMmapBytes))
 	}
 	q.Set("_txlock", txlock)
 	return "file:" + path + "?" + q.Encode()

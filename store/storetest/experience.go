@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -449,6 +451,42 @@ func testExperience(t *testing.T, setup setupFunc) {
 		if got := read(b, func(tx store.Tx) ([]store.Support, error) { return tx.ListSupport(b.ctx, "p", "nope") }); got == nil || len(got) != 0 {
 			t.Errorf("ListSupport of an unsupported heuristic = %#v, want an empty non-nil slice", got)
 		}
+	})
+
+	t.Run("BatchGets", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		var records []any
+		var hIDs, tIDs, sIDs []string
+		for i := range 40 { // more than one IN chunk
+			hIDs = append(hIDs, fmt.Sprintf("heur-%02d", i))
+			tIDs = append(tIDs, fmt.Sprintf("turn-%02d", i))
+			records = append(records, fullHeuristic("p", hIDs[i]), fullTurn("p", tIDs[i]))
+			if i < 3 {
+				sIDs = append(sIDs, fmt.Sprintf("skill-%d", i))
+				records = append(records, fullSkill("p", sIDs[i], fmt.Sprintf("skill-name-%d", i)))
+			}
+		}
+		records = append(records, fullHeuristic("q", "heur-00"))
+		insertAll(b, records...)
+		sorted := func(ids []string) []string { return slices.Sorted(slices.Values(ids)) }
+		ask := append(slices.Clone(hIDs), "heur-missing", "heur-00", "heur-39")
+		got := read(b, func(tx store.Tx) ([]experience.Heuristic, error) { return tx.GetHeuristics(b.ctx, "p", ask) })
+		requireEqual(t, "GetHeuristics ids", hIDs, sorted(keys(got, heuristicID)))
+		for _, h := range got {
+			if h.Project != "p" {
+				t.Errorf("GetHeuristics returned %s of project %s", h.ID, h.Project)
+			}
+		}
+		requireEqual(t, "GetHeuristics record", fullHeuristic("p", "heur-07"), got[slices.IndexFunc(got, func(h experience.Heuristic) bool { return h.ID == "heur-07" })])
+		turns := read(b, func(tx store.Tx) ([]experience.Turn, error) { return tx.GetTurns(b.ctx, "p", append(tIDs, "turn-x")) })
+		requireEqual(t, "GetTurns ids", tIDs, sorted(keys(turns, turnID)))
+		skills := read(b, func(tx store.Tx) ([]experience.Skill, error) {
+			return tx.GetSkills(b.ctx, "p", append(sIDs, "heur-01"))
+		})
+		requireEqual(t, "GetSkills count", 3, len(skills))
+		none := read(b, func(tx store.Tx) ([]experience.Heuristic, error) { return tx.GetHeuristics(b.ctx, "p", nil) })
+		requireEqual(t, "GetHeuristics of none", 0, len(none))
 	})
 
 	t.Run("LockHeuristicSerialises", func(t *testing.T) {

@@ -155,6 +155,7 @@ type HeuristicList = app.Page[experience.Heuristic]
 // ListHeuristics lists heuristics.
 func (s *Service) ListHeuristics(ctx context.Context, q HeuristicQuery) (*HeuristicList, error) {
 	const op = "list heuristics"
+	s.SettleRecalls()
 	project, limit, err := s.env.PageQuery(op, q.Project, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err
@@ -198,6 +199,7 @@ type HeuristicDetail struct {
 // verdicts and recent recalls.
 func (s *Service) GetHeuristic(ctx context.Context, project, id string) (*HeuristicDetail, error) {
 	const op = "get heuristic"
+	s.SettleRecalls()
 	project, err := s.env.ResolveProject(op, project)
 	if err != nil {
 		return nil, err
@@ -281,6 +283,7 @@ type HeuristicActionResult struct {
 // verdicts makes a heuristic stale; a helpful one revalidates it.
 func (s *Service) HeuristicFeedback(ctx context.Context, in HeuristicFeedbackInput) (*HeuristicActionResult, error) {
 	const op = "heuristic feedback"
+	s.SettleRecalls() // the recall judged may still be being written
 	app.ScrubFields(&in.Note, &in.Source)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
@@ -382,6 +385,7 @@ var HeuristicActions = []string{"archive", "outdated", "supersede", "restore"}
 // heuristic.
 func (s *Service) HeuristicAction(ctx context.Context, in HeuristicActionInput) (*HeuristicActionResult, error) {
 	const op = "heuristic action"
+	s.SettleRecalls()
 	app.ScrubFields(&in.Reason, &in.By)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
