@@ -2,6 +2,8 @@ package kaizen_test
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kaizenhq/kaizen"
@@ -63,6 +65,57 @@ func TestDemotionCountsRecallsNotVerdicts(t *testing.T) {
 		r = misleading(recalled, recall())
 		if r.Transition == nil || r.Transition.To != experience.StatusStale || r.Heuristic.MisleadingStreak != 3 {
 			t.Fatalf("third misleading recall: %+v %+v", r.Heuristic, r.Transition)
+		}
+	})
+}
+
+// TestTurnsOfOneTimestampKeepConversationOrder: a batch capture (a hook
+// flushing a transcript, an import) may give many turns one timestamp;
+// they must come back in conversation order, not in the order of their
+// hashed ids, within one capture and across captures.
+func TestTurnsOfOneTimestampKeepConversationOrder(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, backend string) {
+		b := setup(t, backend)
+		const at = "2025-03-01T08:00:00Z"
+		var want []string
+		capture := func(turns ...[2]string) {
+			t.Helper()
+			in := kaizen.CaptureInput{TaskID: "bd-batch"}
+			for _, tu := range turns {
+				in.Turns = append(in.Turns, kaizen.TurnInput{Role: tu[0], Content: tu[1], Time: at})
+				want = append(want, tu[1])
+			}
+			if _, err := b.e.Capture(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		capture([2]string{"user", "Switch the installs to pnpm"}, [2]string{"assistant", "Done: npm install replaced"},
+			[2]string{"user", "No, that is not what I asked. Use pnpm in CI too"}, [2]string{"assistant", "Updated the CI workflow"})
+		capture([2]string{"user", "Still failing with the same error"}, [2]string{"assistant", "Pinned pnpm 9"},
+			[2]string{"user", "Works now, thanks"})
+		list, err := b.e.ListTurns(ctx, kaizen.TurnQuery{TaskID: "bd-batch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tu := range list.Items {
+			got = append(got, tu.Content)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("turns of one timestamp out of conversation order:\n got %q\nwant %q", got, want)
+		}
+		// The extraction transcript reads them in the same order.
+		task, err := b.e.ExtractionRequest(ctx, kaizen.ExtractionRequestInput{TaskID: "bd-batch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := -1
+		for _, w := range want {
+			i := strings.Index(task.Transcript, w)
+			if i <= last {
+				t.Fatalf("transcript out of order at %q:\n%s", w, task.Transcript)
+			}
+			last = i
 		}
 	})
 }

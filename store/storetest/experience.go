@@ -16,7 +16,7 @@ import (
 
 func fullTurn(project, id string) experience.Turn {
 	return experience.Turn{ID: id, Project: project, TaskID: "task-1", TurnID: "exchange-1", Role: experience.RoleUser,
-		Content: longText("不要用 mock，改成真实数据库 \"quoted\"", 4<<10), Source: "claude", Time: at(1).In(zone)}
+		Content: longText("不要用 mock，改成真实数据库 \"quoted\"", 4<<10), Source: "claude", Time: at(1).In(zone), Seq: 1<<40 + 3}
 }
 
 func fullSignal(project, id string) experience.FeedbackSignal {
@@ -269,13 +269,32 @@ func testExperience(t *testing.T, setup setupFunc) {
 	t.Run("TurnsAndSignals", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		seq := int64(100)
 		turn := func(id, task string, role experience.Role, sec int) experience.Turn {
 			v := fullTurn("p", id)
-			v.TaskID, v.Role, v.Time = task, role, at(sec)
+			seq--
+			v.TaskID, v.Role, v.Time, v.Seq = task, role, at(sec), seq
 			return v
 		}
+		// t-b and t-a share a time: the capture order (Seq) puts t-a
+		// first; ids break ties of equal seq only.
 		insertAll(b, turn("t-b", "task-1", experience.RoleUser, 5), turn("t-a", "task-1", experience.RoleAssistant, 5),
 			turn("t-c", "task-2", experience.RoleTool, 1), turn("t-d", "task-1", experience.RoleUser, 9))
+		same := turn("t-0", "task-3", experience.RoleUser, 7)
+		later := turn("t-9", "task-3", experience.RoleAssistant, 7)
+		later.Seq = same.Seq + 1
+		insertAll(b, later, same)
+		requireEqual(t, "ListTurns same time by seq", []string{"t-0", "t-9"}, keys(read(b, func(tx store.Tx) ([]experience.Turn, error) {
+			return tx.ListTurns(b.ctx, "p", store.TurnFilter{TaskID: "task-3"})
+		}), turnID))
+		b.update(func(tx store.Tx) error {
+			for _, id := range []string{"t-0", "t-9"} {
+				if err := tx.DeleteTurn(b.ctx, "p", id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		turns := func(f store.TurnFilter) []string {
 			return keys(read(b, func(tx store.Tx) ([]experience.Turn, error) { return tx.ListTurns(b.ctx, "p", f) }), turnID)
 		}

@@ -87,8 +87,8 @@ func (s *Service) filter(ctx context.Context, query string, live []experience.Li
 	if !f.UseModel {
 		return experience.Select(f, cands), "rules", ""
 	}
-	if s.chat == nil {
-		return experience.Select(f, cands), "rules", "filter.use_model is on but no chat model is configured"
+	if s.chat == nil { // on by default: used when a chat model is configured
+		return experience.Select(f, cands), "rules", ""
 	}
 	out, err := experience.FilterWithModel(ctx, s.chat, f, query, live, cands)
 	if err != nil {
@@ -362,7 +362,7 @@ func (s *Service) liveSignals(ctx context.Context, tx store.Tx, project, taskID 
 			Content: "error: " + er.Message, Time: er.Timestamp, ID: er.ID})
 	}
 	slices.SortStableFunc(turns, func(a, b experience.Turn) int {
-		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.ID, b.ID))
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Seq, b.Seq), strings.Compare(a.ID, b.ID))
 	})
 	live := experience.DetectLiveSignals(turns)
 	if live == nil {

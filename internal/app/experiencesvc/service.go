@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaizenhq/kaizen/experience"
@@ -43,6 +44,8 @@ type Service struct {
 	// recallWrites counts recall events being written behind their
 	// answers (see SettleRecalls).
 	recallWrites inflight
+	// turnSeq is the last capture order given to a turn (nextTurnSeq).
+	turnSeq atomic.Int64
 }
 
 // Options configure the experience service.
