@@ -2,6 +2,7 @@ package kaizen_test
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -118,4 +119,50 @@ func TestTurnsOfOneTimestampKeepConversationOrder(t *testing.T) {
 			last = i
 		}
 	})
+}
+
+// TestTopicIsTheCosine (seed 001: "query embedding 与 heuristic embedding
+// 的余弦相似度"): a recalled heuristic's topic is the cosine itself by
+// default, not min(1, cos/0.35); recall.scale_topic restores that scale.
+func TestTopicIsTheCosine(t *testing.T) {
+	const query = "edit the generated pb.go protobuf file by hand"
+	trigger, rule := "when editing generated protobuf files", "change the .proto file and regenerate instead of editing pb.go"
+	topic := func(scale bool) (float64, float64) {
+		b := setup(t, "sqlite", func(c *kaizen.Config) { c.Experience.Recall.ScaleTopic = scale })
+		doc, _ := json.Marshal(map[string]any{"goal": "a past task", "transferable_heuristics": []map[string]string{
+			{"kind": "avoid", "trigger": trigger, "rule": rule, "why": "overwritten", "evidence": "task"}}})
+		id := submit(t, b, "t1", doc).Heuristics[0].HeuristicID
+		rec, err := b.e.Recall(ctx, kaizen.RecallInput{Query: query, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := b.e.Embedder().Embed(ctx, []string{query, experience.HeuristicText(experience.KindAvoid, trigger, rule)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dot, na, nb float64
+		for i := range vs[0] {
+			dot += float64(vs[0][i]) * float64(vs[1][i])
+			na += float64(vs[0][i]) * float64(vs[0][i])
+			nb += float64(vs[1][i]) * float64(vs[1][i])
+		}
+		cos := dot / math.Sqrt(na*nb)
+		for _, it := range rec.Items {
+			if it.RefID == id {
+				return it.Topic, cos
+			}
+		}
+		t.Fatalf("heuristic %s not considered: %+v", id, rec.Items)
+		return 0, 0
+	}
+	got, cos := topic(false)
+	if cos <= 0.35 || cos >= 0.99 {
+		t.Fatalf("fixture: cosine %.3f should lie between the old saturation point 0.35 and 1", cos)
+	}
+	if math.Abs(got-cos) > 0.02 { // the vector index scores int8 codes
+		t.Errorf("topic %.4f, want the cosine %.4f", got, cos)
+	}
+	if scaled, _ := topic(true); scaled != 1 {
+		t.Errorf("recall.scale_topic: topic %.4f, want min(1, %.3f/update) = 1", scaled, cos)
+	}
 }
