@@ -47,6 +47,14 @@ type RecallThresholds struct {
 type RecallCalibration struct {
 	MinTopic float64 `toml:"min_topic" json:"min_topic"`
 	Relative float64 `toml:"relative" json:"relative"`
+	// Lead and LeadFloor let the best item of a recall pass below
+	// MinTopic when it stands out: its topic is at least LeadFloor and
+	// exceeds the second best topic by at least Lead. A relevant lesson
+	// usually stands out from the rest of the store; the best match of a
+	// question no lesson answers sits among near-equals. Lead 0 turns the
+	// rule off.
+	Lead      float64 `toml:"lead" json:"lead,omitempty"`
+	LeadFloor float64 `toml:"lead_floor" json:"lead_floor,omitempty"`
 }
 
 // For returns the abstention to use with an embedder.
@@ -59,15 +67,18 @@ func (r RecallThresholds) For(embedder string) RecallCalibration {
 
 // Passes reports whether an item of topic similarity topic (and trigger
 // similarity trigger, 0 for skills and memories) may be injected in a
-// recall whose best topic is best.
-func (c RecallCalibration) Passes(topic, trigger, best, minTrigger float64) bool {
+// recall whose best and second best topics are best and second.
+func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float64) bool {
 	if math.IsNaN(topic) {
 		return false
 	}
 	if minTrigger > 0 && trigger >= minTrigger {
 		return true
 	}
-	return topic >= c.MinTopic && topic >= c.Relative*best
+	if topic >= c.MinTopic && topic >= c.Relative*best {
+		return true
+	}
+	return c.Lead > 0 && topic >= best && topic >= c.LeadFloor && topic-second >= c.Lead
 }
 
 // OfflineRecallCalibration returns the abstention calibrated for the

@@ -130,6 +130,7 @@ func TestCalibrateAbstention(t *testing.T) {
 	}
 	got := recalleval.Calibrate(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1)
 	t.Logf("calibrated on %d dev queries: %+v", len(results), got)
+	t.Logf("with the stand-out rule (measured, not adopted): %+v", recalleval.CalibrateLead(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1))
 	b := testkit.Open(t, "sqlite")
 	want := kaizen.DefaultConfig().Experience.Recall.For(b.E.EmbedderID())
 	if got.Calibration != want {

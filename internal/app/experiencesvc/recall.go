@@ -326,15 +326,19 @@ func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, score
 		}
 		return topics[c.RefID], 0
 	}
-	best := 0.0
+	best, second := 0.0, 0.0
 	for _, c := range cands {
 		t, _ := topicOf(c)
-		best = max(best, t)
+		if t > best {
+			best, second = t, best
+		} else if t > second {
+			second = t
+		}
 	}
 	out := make([]experience.Candidate, 0, len(cands))
 	for _, c := range cands {
 		t, g := topicOf(c)
-		if cal.Passes(t, g, best, s.cfg.Recall.MinTrigger) {
+		if cal.Passes(t, g, best, second, s.cfg.Recall.MinTrigger) {
 			out = append(out, c)
 		}
 	}
