@@ -222,6 +222,8 @@ func (c Config) Validate() error {
 	for id, r := range c.Recall.Calibrated {
 		unit("recall.calibrated."+id+".min_topic", r.MinTopic)
 		unit("recall.calibrated."+id+".relative", r.Relative)
+		unit("recall.calibrated."+id+".lead", r.Lead)
+		unit("recall.calibrated."+id+".lead_floor", r.LeadFloor)
 	}
 	for id, m := range c.Merge.Calibrated {
 		checkMerge("merge.calibrated."+id, m)
