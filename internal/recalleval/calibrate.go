@@ -87,7 +87,9 @@ func Simulate(results []QueryResult, c experience.RecallCalibration, max int) Si
 
 // Calibrate chooses the abstention for a set of rankings (the dev
 // splits): on a grid of MinTopic (0.10 … 0.60 by 0.01) and Relative
-// (0.50 … 1.00 by 0.05), the one with the most answerable queries served
+// (0.50 … 0.80 by 0.05: near 1 only the single closest item of a recall,
+// of any kind, would ever be injected, defeating the seed's budget of
+// several heuristics and memories), the one with the most answerable queries served
 // a relevant lesson among those with false injection at most maxFalse;
 // ties go to the higher relevant share, then the lower thresholds. The
 // grid and the order are fixed, so the choice is reproducible.
@@ -119,7 +121,7 @@ func calibrate(results []QueryResult, max int, maxFalse float64, lead bool) Simu
 		}
 		for _, fl := range floors {
 			for mt := 10; mt <= 60; mt++ {
-				for rl := 50; rl <= 100; rl += 5 {
+				for rl := 50; rl <= 80; rl += 5 {
 					c := experience.RecallCalibration{MinTopic: float64(mt) / 100, Relative: float64(rl) / 100,
 						Lead: float64(ld) / 100, LeadFloor: float64(fl) / 100}
 					s := Simulate(results, c, max)
