@@ -127,7 +127,7 @@ func TestExperienceOverREST(t *testing.T) {
 
 	// Recall finds it; three misleading verdicts make it stale.
 	rc := b.must(b.post("/api/v1/recall", map[string]any{"project": "web", "bead_id": "t3",
-		"query": "rate limiting the upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
+		"query": "rate limiting an HTTP upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
 	rid, _ := rc["recall_id"].(string)
 	if rid == "" || !strings.Contains(rc["text"].(string), "do not serialise requests with a global lock") {
 		t.Fatalf("recall: %v", rc)
@@ -138,7 +138,7 @@ func TestExperienceOverREST(t *testing.T) {
 	for i := range 3 {
 		if i > 0 {
 			rc = b.must(b.post("/api/v1/recall", map[string]any{"project": "web", "bead_id": "t3",
-				"query": "rate limiting the upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
+				"query": "rate limiting an HTTP upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
 			rid, _ = rc["recall_id"].(string)
 		}
 		last = b.must(b.post("/api/v1/heuristics/"+hid+"/feedback?project=web", map[string]any{"verdict": "misleading",
