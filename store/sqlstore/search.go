@@ -382,7 +382,7 @@ func (b *bm25) score(body string) float64 {
 // query of the ref ids and bodies of at most inChunk keys, padded with pad.
 func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order func(a, b K) int,
 	postings func(term string, limit int, newest bool) ([]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
-	coarse := map[K]float64{}
+	coarse := make(map[K]float64, PostingBudget) // sized once: it holds up to the budget
 	read := int64(0)
 	for i, term := range b.terms {
 		df := b.df[term]
