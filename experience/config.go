@@ -102,8 +102,8 @@ type Lifecycle struct {
 	// adopts it.
 	PromoteSupportTasks int64 `toml:"promote_support_tasks" json:"promote_support_tasks"`
 	PromoteEvidence     int64 `toml:"promote_evidence" json:"promote_evidence"`
-	// MisleadingStreak consecutive "misleading" verdicts make a heuristic
-	// stale (3).
+	// MisleadingStreak consecutive recalls judged "misleading" make a
+	// heuristic stale (3); verdicts on one recall count once.
 	MisleadingStreak int64 `toml:"misleading_streak" json:"misleading_streak"`
 	// ValidatedWithinDays is the window of the quality weight's "recently
 	// validated" bonus (7).
