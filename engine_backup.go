@@ -10,6 +10,7 @@ import (
 // Export writes the selected projects as JSONL: a header line, then one
 // record per line in a stable order with stable field names.
 func (e *Engine) Export(ctx context.Context, w io.Writer, opts ExportOptions) (*ExportResult, error) {
+	e.experience.SettleRecalls() // recall events written behind their answers
 	return e.backup.Export(ctx, w, opts)
 }
 

@@ -12,6 +12,7 @@ import "context"
 // it supported; pattern counts and maturity and criterion weights are
 // rebuilt from the remaining events.
 func (e *Engine) DeleteOutcome(ctx context.Context, in ForgetInput) (*DeleteOutcomeResult, error) {
+	e.experience.SettleRecalls()
 	return e.learning.DeleteOutcome(ctx, in)
 }
 
@@ -56,6 +57,7 @@ func (e *Engine) Learned(ctx context.Context, q LearnedQuery) (*Learned, error) 
 // ProjectSummaries lists every project holding data with its last
 // activity (and its record counts when q.Counts).
 func (e *Engine) ProjectSummaries(ctx context.Context, q ProjectQuery) ([]ProjectSummary, error) {
+	e.experience.SettleRecalls()
 	return e.digest.ProjectSummaries(ctx, q)
 }
 

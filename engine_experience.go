@@ -186,3 +186,8 @@ func (e *Engine) ListRecalls(ctx context.Context, q RecallQuery) (*RecallList, e
 func (e *Engine) GetRecall(ctx context.Context, project, id string) (*experience.RecallEvent, error) {
 	return e.experience.GetRecall(ctx, project, id)
 }
+
+// SettleRecalls waits until every recall event written behind its answer
+// (recall.sync_writes off, the default) is stored. The engine's own reads
+// of recalls do it; call it before reading them from Store directly.
+func (e *Engine) SettleRecalls() { e.experience.SettleRecalls() }

@@ -13,7 +13,10 @@ type GCResult = gcsvc.Result
 // compacted to the items they injected and pruned by age and by count per
 // project, then SQLite's write-ahead log is truncated. The daemon does the
 // same periodically on its job runner.
-func (e *Engine) GC(ctx context.Context) (*GCResult, error) { return e.gc.Collect(ctx) }
+func (e *Engine) GC(ctx context.Context) (*GCResult, error) {
+	e.experience.SettleRecalls()
+	return e.gc.Collect(ctx)
+}
 
 // newGC builds the garbage collection service of cfg's retention policy.
 func newGC(e *Engine, cfg Config) *gcsvc.Service {

@@ -38,6 +38,7 @@ func TestRecallStoredCompactly(t *testing.T) {
 		t.Fatalf("the recall must consider more than it injects to test this: %d items, %d injected", len(res.Items), injected)
 	}
 	var stored experience.RecallEvent
+	b.e.SettleRecalls()
 	if err := b.e.Store().View(ctx, func(tx store.Tx) error {
 		var err error
 		stored, err = tx.GetRecall(ctx, res.Project, res.ID)

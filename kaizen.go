@@ -199,6 +199,7 @@ func (e *Engine) Projects(ctx context.Context) ([]string, error) { return e.env.
 // learned state changes; cheap, for pollers such as the viewer's live
 // updates.
 func (e *Engine) ProjectSignature(ctx context.Context, project string) (string, error) {
+	e.experience.SettleRecalls()
 	return e.env.Signature(ctx, project)
 }
 

@@ -350,11 +350,14 @@ func TestRecallModelFilter(t *testing.T) {
 		t.Fatalf("filter %q (%s), %d heuristics: want the rules after a bad reply", rec.Filter, rec.FilterNote, len(rec.Heuristics))
 	}
 
-	// Asked for, but no chat model: the rules, and a note saying so.
-	nb := setup(t, "memory", func(c *kaizen.Config) { c.Experience.Filter.UseModel = true })
+	// On (the default), but no chat model: the rules, silently.
+	nb := setup(t, "memory")
+	if !kaizen.DefaultConfig().Experience.Filter.UseModel {
+		t.Fatal("the unified model filter is off by default (seed 001: on, with a switch)")
+	}
 	submit(t, nb, "task-1", lessonJSON(t, generatedLesson))
 	rec, err = nb.e.Recall(ctx, kaizen.RecallInput{Query: "edit the generated files", DryRun: true})
-	if err != nil || rec.Filter != "rules" || !strings.Contains(rec.FilterNote, "no chat model") {
+	if err != nil || rec.Filter != "rules" || rec.FilterNote != "" {
 		t.Fatalf("without a model: %+v, %v", rec, err)
 	}
 }

@@ -34,12 +34,27 @@ type RecallThresholds struct {
 	// merge calibration: topic = min(1, cosine / merge update threshold).
 	// Off by default: the seed's topic similarity is the cosine.
 	ScaleTopic bool `toml:"scale_topic" json:"scale_topic"`
+	// SyncWrites stores each recall event (and the recall counts of the
+	// heuristics it injected) before the recall answers. Off by default:
+	// the event is written right after the answer, off the agent's
+	// latency path (a durable commit cost more than the recall itself);
+	// the engine's reads of recalls, heuristic feedback and Close wait
+	// for the writes in flight.
+	SyncWrites bool `toml:"sync_writes" json:"sync_writes"`
 }
 
 // RecallCalibration is an abstention calibrated for one embedder.
 type RecallCalibration struct {
 	MinTopic float64 `toml:"min_topic" json:"min_topic"`
 	Relative float64 `toml:"relative" json:"relative"`
+	// Lead and LeadFloor let the best item of a recall pass below
+	// MinTopic when it stands out: its topic is at least LeadFloor and
+	// exceeds the second best topic by at least Lead. A relevant lesson
+	// usually stands out from the rest of the store; the best match of a
+	// question no lesson answers sits among near-equals. Lead 0 turns the
+	// rule off.
+	Lead      float64 `toml:"lead" json:"lead,omitempty"`
+	LeadFloor float64 `toml:"lead_floor" json:"lead_floor,omitempty"`
 }
 
 // For returns the abstention to use with an embedder.
@@ -52,21 +67,24 @@ func (r RecallThresholds) For(embedder string) RecallCalibration {
 
 // Passes reports whether an item of topic similarity topic (and trigger
 // similarity trigger, 0 for skills and memories) may be injected in a
-// recall whose best topic is best.
-func (c RecallCalibration) Passes(topic, trigger, best, minTrigger float64) bool {
+// recall whose best and second best topics are best and second.
+func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float64) bool {
 	if math.IsNaN(topic) {
 		return false
 	}
 	if minTrigger > 0 && trigger >= minTrigger {
 		return true
 	}
-	return topic >= c.MinTopic && topic >= c.Relative*best
+	if topic >= c.MinTopic && topic >= c.Relative*best {
+		return true
+	}
+	return c.Lead > 0 && topic >= best && topic >= c.LeadFloor && topic-second >= c.Lead
 }
 
 // OfflineRecallCalibration returns the abstention calibrated for the
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.47, Relative: 0.5},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.48, Relative: 0.5},
 	}
 }

@@ -102,8 +102,8 @@ type Lifecycle struct {
 	// adopts it.
 	PromoteSupportTasks int64 `toml:"promote_support_tasks" json:"promote_support_tasks"`
 	PromoteEvidence     int64 `toml:"promote_evidence" json:"promote_evidence"`
-	// MisleadingStreak consecutive "misleading" verdicts make a heuristic
-	// stale (3).
+	// MisleadingStreak consecutive recalls judged "misleading" make a
+	// heuristic stale (3); verdicts on one recall count once.
 	MisleadingStreak int64 `toml:"misleading_streak" json:"misleading_streak"`
 	// ValidatedWithinDays is the window of the quality weight's "recently
 	// validated" bonus (7).
@@ -125,9 +125,11 @@ type Filter struct {
 	MinScore float64 `toml:"min_score" json:"min_score"`
 	// UseModel lets the chat model choose among the memory and heuristic
 	// candidates (the seed's unified LLM filter, FilterWithModel) when one
-	// is configured; the limits above still apply. Off by default: the
-	// call adds the model's latency to every recall, hooks included. On a
-	// model failure the recall falls back to the rules.
+	// is configured; the limits above still apply. On by default, as seed
+	// 001 has every new feature (each with a switch): without a chat model
+	// the rules choose, silently. The call adds the model's latency to
+	// every recall, hooks included; set it false to keep recall local. On
+	// a model failure the recall falls back to the rules.
 	UseModel bool `toml:"use_model" json:"use_model"`
 }
 
@@ -148,7 +150,7 @@ func DefaultConfig() Config {
 		Lifecycle: Lifecycle{PromoteSupportTasks: 2, PromoteEvidence: 3, MisleadingStreak: 3,
 			ValidatedWithinDays: 7},
 		Filter: Filter{MaxMemories: 3, MaxHeuristics: 2, MaxTotal: 5, MaxSkills: 2,
-			HeuristicChars: 900, SkillChars: 600, MemoryChars: 1200, MinScore: 0.2},
+			HeuristicChars: 900, SkillChars: 600, MemoryChars: 1200, MinScore: 0.2, UseModel: true},
 		MinSignalConfidence: MinSignalConfidence,
 		RRFK:                60,
 	}
@@ -220,6 +222,8 @@ func (c Config) Validate() error {
 	for id, r := range c.Recall.Calibrated {
 		unit("recall.calibrated."+id+".min_topic", r.MinTopic)
 		unit("recall.calibrated."+id+".relative", r.Relative)
+		unit("recall.calibrated."+id+".lead", r.Lead)
+		unit("recall.calibrated."+id+".lead_floor", r.LeadFloor)
 	}
 	for id, m := range c.Merge.Calibrated {
 		checkMerge("merge.calibrated."+id, m)

@@ -299,21 +299,11 @@ func ParseExperienceJSON(data []byte, project, taskID string, by Extractor, now 
 	seen := map[string]bool{}
 	for i, raw := range attempts {
 		p := fmt.Sprintf("failed_attempts[%d]", i)
-		a, err := extractObject(raw, p, []string{"attempt_label", "approach_summary", "failure_reason", "replaced_by"}, strict)
+		fa, err := extractAttempt(raw, p, strict)
 		if err != nil {
-			return TaskExperience{}, err
-		}
-		var fa FailedAttempt
-		if fa.Label, err = extractString(a, p, "attempt_label", false, extractCapLabel); err != nil {
-			return TaskExperience{}, err
-		}
-		if fa.Approach, err = extractString(a, p, "approach_summary", true, extractCapApproach); err != nil {
-			return TaskExperience{}, err
-		}
-		if fa.FailureReason, err = extractString(a, p, "failure_reason", false, extractCapReason); err != nil {
-			return TaskExperience{}, err
-		}
-		if fa.ReplacedBy, err = extractString(a, p, "replaced_by", false, extractCapReplaced); err != nil {
+			if !strict {
+				continue // a model's invalid attempt is dropped on its own
+			}
 			return TaskExperience{}, err
 		}
 		key := extractNorm(fa.Label) + "\x00" + extractNorm(fa.Approach)
@@ -332,26 +322,11 @@ func ParseExperienceJSON(data []byte, project, taskID string, by Extractor, now 
 	seen = map[string]bool{}
 	for i, raw := range heuristics {
 		p := fmt.Sprintf("transferable_heuristics[%d]", i)
-		h, err := extractObject(raw, p, []string{"kind", "trigger", "rule", "why", "evidence"}, strict)
+		th, err := extractHeuristic(raw, p, strict)
 		if err != nil {
-			return TaskExperience{}, err
-		}
-		var th TransferableHeuristic
-		kind, err := extractEnum(h, p, "kind", HeuristicKinds)
-		if err != nil {
-			return TaskExperience{}, err
-		}
-		th.Kind = kind
-		if th.Trigger, err = extractString(h, p, "trigger", true, extractCapTrigger); err != nil {
-			return TaskExperience{}, err
-		}
-		if th.Rule, err = extractString(h, p, "rule", true, extractCapRule); err != nil {
-			return TaskExperience{}, err
-		}
-		if th.Why, err = extractString(h, p, "why", false, extractCapWhy); err != nil {
-			return TaskExperience{}, err
-		}
-		if th.Evidence, err = extractString(h, p, "evidence", false, extractCapEvidence); err != nil {
+			if !strict {
+				continue // a model's invalid heuristic is dropped on its own
+			}
 			return TaskExperience{}, err
 		}
 		key := string(th.Kind) + "\x00" + extractNorm(th.Trigger) + "\x00" + extractNorm(th.Rule)
@@ -380,26 +355,14 @@ func extractSignalList(obj map[string]json.RawMessage, path, project, taskID str
 	index := map[string]int{}
 	for i, raw := range items {
 		p := extractJoin(path, fmt.Sprintf("feedback_signals[%d]", i))
-		s, err := extractObject(raw, p, []string{"type", "source", "evidence", "turn_id", "confidence"}, strict)
+		fs, err := extractSignal(raw, p, strict)
 		if err != nil {
+			if !strict {
+				continue // a model's invalid signal is dropped on its own (seed 001)
+			}
 			return nil, err
 		}
-		fs := FeedbackSignal{Project: project, TaskID: taskID, Extractor: by, CreatedAt: now}
-		if fs.Type, err = extractEnum(s, p, "type", SignalTypes); err != nil {
-			return nil, err
-		}
-		if fs.Source, err = extractEnum(s, p, "source", SignalSources); err != nil {
-			return nil, err
-		}
-		if fs.Evidence, err = extractString(s, p, "evidence", true, extractCapEvidence); err != nil {
-			return nil, err
-		}
-		if fs.TurnID, err = extractString(s, p, "turn_id", false, extractCapTurnID); err != nil {
-			return nil, err
-		}
-		if fs.Confidence, err = extractConfidence(s, p); err != nil {
-			return nil, err
-		}
+		fs.Project, fs.TaskID, fs.Extractor, fs.CreatedAt = project, taskID, by, now
 		if fs.Confidence < MinSignalConfidence {
 			continue
 		}
@@ -450,6 +413,9 @@ func extractObject(raw json.RawMessage, path string, allowed []string, strict bo
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, extractErr(path, "not a valid object: %v", err)
+	}
+	if !strict {
+		extractSnakeAliases(m)
 	}
 	if strict {
 		var unknown []string
@@ -667,4 +633,119 @@ func AgentExtractionTask(in ExtractInput, kind string, mode Mode) (AgentTask, er
 	}
 	t.Transcript = extractUserMessage(in, transcript, nil, false)
 	return t, nil
+}
+
+// extractAttempt validates one failed attempt.
+func extractAttempt(raw json.RawMessage, p string, strict bool) (FailedAttempt, error) {
+	var fa FailedAttempt
+	a, err := extractObject(raw, p, []string{"attempt_label", "approach_summary", "failure_reason", "replaced_by"}, strict)
+	if err != nil {
+		return fa, err
+	}
+	if fa.Label, err = extractString(a, p, "attempt_label", false, extractCapLabel); err != nil {
+		return fa, err
+	}
+	if fa.Approach, err = extractString(a, p, "approach_summary", true, extractCapApproach); err != nil {
+		return fa, err
+	}
+	if fa.FailureReason, err = extractString(a, p, "failure_reason", false, extractCapReason); err != nil {
+		return fa, err
+	}
+	if fa.ReplacedBy, err = extractString(a, p, "replaced_by", false, extractCapReplaced); err != nil {
+		return fa, err
+	}
+	return fa, nil
+}
+
+// extractHeuristic validates one transferable heuristic. From a model
+// (not strict) a missing kind is "avoid", as in the seed's parser.
+func extractHeuristic(raw json.RawMessage, p string, strict bool) (TransferableHeuristic, error) {
+	var th TransferableHeuristic
+	h, err := extractObject(raw, p, []string{"kind", "trigger", "rule", "why", "evidence"}, strict)
+	if err != nil {
+		return th, err
+	}
+	if k, ok := h["kind"]; !strict && (!ok || extractIsNull(k)) {
+		h["kind"] = json.RawMessage(`"avoid"`)
+	}
+	if th.Kind, err = extractEnum(h, p, "kind", HeuristicKinds); err != nil {
+		return th, err
+	}
+	if th.Trigger, err = extractString(h, p, "trigger", true, extractCapTrigger); err != nil {
+		return th, err
+	}
+	if th.Rule, err = extractString(h, p, "rule", true, extractCapRule); err != nil {
+		return th, err
+	}
+	if th.Why, err = extractString(h, p, "why", false, extractCapWhy); err != nil {
+		return th, err
+	}
+	if th.Evidence, err = extractString(h, p, "evidence", false, extractCapEvidence); err != nil {
+		return th, err
+	}
+	return th, nil
+}
+
+// extractSignal validates one feedback signal. From a model (not strict)
+// an unknown or missing source is "user", as the seed maps it; every other
+// problem is an error (and the caller drops the signal alone).
+func extractSignal(raw json.RawMessage, p string, strict bool) (FeedbackSignal, error) {
+	var fs FeedbackSignal
+	s, err := extractObject(raw, p, []string{"type", "source", "evidence", "turn_id", "confidence"}, strict)
+	if err != nil {
+		return fs, err
+	}
+	if fs.Type, err = extractEnum(s, p, "type", SignalTypes); err != nil {
+		return fs, err
+	}
+	if fs.Source, err = extractEnum(s, p, "source", SignalSources); err != nil {
+		if strict {
+			return fs, err
+		}
+		fs.Source = SourceUser
+	}
+	if fs.Evidence, err = extractString(s, p, "evidence", true, extractCapEvidence); err != nil {
+		return fs, err
+	}
+	if fs.TurnID, err = extractString(s, p, "turn_id", false, extractCapTurnID); err != nil {
+		if strict {
+			return fs, err
+		}
+		fs.TurnID = "" // the seed: turnId || ""
+	}
+	if fs.Confidence, err = extractConfidence(s, p); err != nil {
+		return fs, err
+	}
+	return fs, nil
+}
+
+// extractSnakeAliases lets a model reply use the seed's camelCase keys
+// (failedAttempts, transferableHeuristics, turnId…): each camelCase key
+// whose snake_case form is absent is copied to it.
+func extractSnakeAliases(m map[string]json.RawMessage) {
+	for k, v := range m {
+		snake := extractSnake(k)
+		if snake == k {
+			continue
+		}
+		if _, ok := m[snake]; !ok {
+			m[snake] = v
+		}
+	}
+}
+
+// extractSnake converts camelCase to snake_case ("turnId" → "turn_id").
+func extractSnake(k string) string {
+	var b strings.Builder
+	for i, r := range k {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + ('a' - 'A'))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

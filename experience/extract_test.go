@@ -181,11 +181,20 @@ func TestExtractMinimalMakesNoCall(t *testing.T) {
 
 func TestExtractRejectsSchemaInvalidReply(t *testing.T) {
 	t.Parallel()
+	// An invalid heuristic in a model reply is dropped on its own (seed 001
+	// filters a reply item by item)…
 	chat := &scriptedChat{replies: []string{readFixture(t, "extract", "invalid_kind_reply.json")}}
-	_, err := ExtractWithModel(context.Background(), chat, sampleInput(), ModeBalanced, extractNow)
+	exp, err := ExtractWithModel(context.Background(), chat, sampleInput(), ModeBalanced, extractNow)
+	if err != nil || exp.Goal != "g" || len(exp.Heuristics) != 0 {
+		t.Fatalf("experience %+v, err %v", exp, err)
+	}
+	// …while a reply that breaks the document (no goal, a list where an
+	// array belongs) is refused with the path of the problem.
+	chat = &scriptedChat{replies: []string{`{"goal": "g", "transferable_heuristics": "avoid everything"}`}}
+	_, err = ExtractWithModel(context.Background(), chat, sampleInput(), ModeBalanced, extractNow)
 	ee := asExtractionError(t, err)
-	if ee.Field != "transferable_heuristics[0].kind" {
-		t.Errorf("field %q, want transferable_heuristics[0].kind (%v)", ee.Field, err)
+	if ee.Field != "transferable_heuristics" {
+		t.Errorf("field %q, want transferable_heuristics (%v)", ee.Field, err)
 	}
 	if !strings.Contains(err.Error(), "experience (1 call)") {
 		t.Errorf("error does not say which call failed: %v", err)
@@ -194,9 +203,9 @@ func TestExtractRejectsSchemaInvalidReply(t *testing.T) {
 
 func TestExtractFullStopsWhenSignalsFail(t *testing.T) {
 	t.Parallel()
-	chat := &scriptedChat{replies: []string{`{"feedback_signals": [{"type": "angry", "source": "user", "evidence": "x", "confidence": 1}]}`}}
+	chat := &scriptedChat{replies: []string{`{"feedback_signals": {"type": "angry", "source": "user", "evidence": "x", "confidence": 1}}`}}
 	_, err := ExtractWithModel(context.Background(), chat, sampleInput(), ModeFull, extractNow)
-	if asExtractionError(t, err).Field != "feedback_signals[0].type" || !strings.Contains(err.Error(), "call 1 of 2") {
+	if asExtractionError(t, err).Field != "feedback_signals" || !strings.Contains(err.Error(), "call 1 of 2") {
 		t.Errorf("error %v", err)
 	}
 	if chat.calls() != 1 {
@@ -252,7 +261,7 @@ func TestExtractFallsBackToSecondProvider(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv
 	}
-	bad := serve("bad", `{"goal": "g", "feedback_signals": [{"type": "reject", "source": "user", "evidence": "no", "confidence": 7}]}`)
+	bad := serve("bad", `{"goal": "g", "feedback_signals": "rejected"}`)
 	good := serve("good", readFixture(t, "extract", "experience_given_signals.json"))
 	client, err := model.NewChatClient([]model.ProviderConfig{
 		{Name: "bad", BaseURL: bad.URL + "/v1", Model: "m"},

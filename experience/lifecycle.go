@@ -2,6 +2,7 @@ package experience
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 //
 //	candidate ──(support ≥ 2 tasks and evidence ≥ 3, or adopted by a skill)──► active
 //	active ──(confirmed again: support and evidence both beyond the promotion rule)──► refined
-//	candidate | active | refined ──(misleading on N consecutive recalls)──► stale
+//	candidate | active | refined ──(judged misleading on N consecutive recalls)──► stale
 //	any but archived ──(superseded by another heuristic, or outdated)──► stale
 //	any but archived ──(archived by hand)──► archived
 //	stale | archived ──(restored by hand)──► candidate, or active when it meets the promotion rule
@@ -136,17 +137,23 @@ func (l Lifecycle) AdoptedBySkill(h Heuristic, skill string, now time.Time) (Heu
 	return h, &tr
 }
 
-// ApplyVerdict records a recall verdict on h:
+// ApplyVerdict records the verdict fb on h. earlier is h's verdicts
+// before fb, oldest first (the store's ListHeuristicFeedback order).
 //
 //   - helpful: HelpfulCount+1, MisleadingStreak = 0, LastValidatedAt = now;
-//   - misleading: MisleadingCount+1, MisleadingStreak+1; when the streak
-//     reaches the lifecycle's MisleadingStreak (3) on a candidate, active
-//     or refined heuristic, it becomes stale.
+//   - misleading: MisleadingCount+1; MisleadingStreak becomes the number of
+//     consecutive *recalls* judged misleading ([MisleadingRecallStreak]);
+//     when it reaches the lifecycle's MisleadingStreak (3) on a candidate,
+//     active or refined heuristic, it becomes stale.
 //
-// Verdicts on stale and archived heuristics are counted the same way but
-// never change their status. An unknown verdict changes nothing.
-func (l Lifecycle) ApplyVerdict(h Heuristic, v Verdict, now time.Time) (Heuristic, *Transition) {
-	switch v {
+// Seed 001 demotes a lesson "judged misleading after several consecutive
+// recalls": several verdicts on one recall count once, and a verdict tied
+// to no recall (fb.RecallID empty) is counted but never advances the
+// streak, so a lesson that was never recalled cannot be demoted by
+// verdicts. Verdicts on stale and archived heuristics are counted the same
+// way but never change their status. An unknown verdict changes nothing.
+func (l Lifecycle) ApplyVerdict(h Heuristic, fb HeuristicFeedback, earlier []HeuristicFeedback, now time.Time) (Heuristic, *Transition) {
+	switch fb.Verdict {
 	case VerdictHelpful:
 		h.HelpfulCount++
 		h.MisleadingStreak = 0
@@ -154,7 +161,7 @@ func (l Lifecycle) ApplyVerdict(h Heuristic, v Verdict, now time.Time) (Heuristi
 		h.UpdatedAt = now
 	case VerdictMisleading:
 		h.MisleadingCount++
-		h.MisleadingStreak++
+		h.MisleadingStreak = MisleadingRecallStreak(append(slices.Clip(earlier), fb))
 		h.UpdatedAt = now
 		limit := lifecycleAtLeastOne(l.MisleadingStreak)
 		if Recallable(h.Status) && h.MisleadingStreak >= limit {
@@ -164,6 +171,24 @@ func (l Lifecycle) ApplyVerdict(h Heuristic, v Verdict, now time.Time) (Heuristi
 		}
 	}
 	return h, nil
+}
+
+// MisleadingRecallStreak counts the distinct recalls judged misleading
+// since the last helpful verdict in history (oldest first). Verdicts
+// without a recall id are not counted: the streak is one of recalls.
+func MisleadingRecallStreak(history []HeuristicFeedback) int64 {
+	seen := map[string]bool{}
+	for _, fb := range history {
+		switch fb.Verdict {
+		case VerdictHelpful:
+			clear(seen)
+		case VerdictMisleading:
+			if fb.RecallID != "" {
+				seen[fb.RecallID] = true
+			}
+		}
+	}
+	return int64(len(seen))
 }
 
 // Supersede makes h stale because heuristic by replaces it, and records

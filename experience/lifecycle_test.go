@@ -2,6 +2,7 @@ package experience
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -104,29 +105,44 @@ func TestAdoptedBySkill(t *testing.T) {
 	}
 }
 
+// verdictLog applies verdicts to one heuristic, keeping its history as
+// the store would.
+type verdictLog struct {
+	l    Lifecycle
+	hist []HeuristicFeedback
+}
+
+func (v *verdictLog) apply(h Heuristic, verdict Verdict, recall string, now time.Time) (Heuristic, *Transition) {
+	fb := HeuristicFeedback{Verdict: verdict, RecallID: recall, CreatedAt: now}
+	h, tr := v.l.ApplyVerdict(h, fb, v.hist, now)
+	v.hist = append(v.hist, fb)
+	return h, tr
+}
+
 func TestApplyVerdict(t *testing.T) {
 	t.Parallel()
 	l := lifecycleTestConfig()
+	v := &verdictLog{l: l}
 	h := lifecycleTestHeuristic(StatusActive, 2, 3)
 	var tr *Transition
-	h, tr = l.ApplyVerdict(h, VerdictMisleading, lifecycleNow)
-	h, tr2 := l.ApplyVerdict(h, VerdictMisleading, lifecycleNow)
+	h, tr = v.apply(h, VerdictMisleading, "recall-1", lifecycleNow)
+	h, tr2 := v.apply(h, VerdictMisleading, "recall-2", lifecycleNow)
 	if tr != nil || tr2 != nil || h.MisleadingStreak != 2 || h.MisleadingCount != 2 || h.Status != StatusActive {
 		t.Fatalf("after two misleading: %+v", h)
 	}
 	// A helpful verdict breaks the streak.
-	h, tr = l.ApplyVerdict(h, VerdictHelpful, lifecycleNow)
+	h, tr = v.apply(h, VerdictHelpful, "recall-3", lifecycleNow)
 	if tr != nil || h.MisleadingStreak != 0 || h.HelpfulCount != 1 || h.MisleadingCount != 2 ||
 		h.LastValidatedAt == nil || !h.LastValidatedAt.Equal(lifecycleNow) {
 		t.Fatalf("after helpful: %+v", h)
 	}
 	for i := 1; i <= 2; i++ {
-		if h, tr = l.ApplyVerdict(h, VerdictMisleading, lifecycleNow); tr != nil {
-			t.Fatalf("stale after %d misleading verdicts", i)
+		if h, tr = v.apply(h, VerdictMisleading, fmt.Sprintf("recall-%d", 3+i), lifecycleNow); tr != nil {
+			t.Fatalf("stale after %d misleading recalls", i)
 		}
 	}
 	later := lifecycleNow.Add(time.Hour)
-	h, tr = l.ApplyVerdict(h, VerdictMisleading, later)
+	h, tr = v.apply(h, VerdictMisleading, "recall-6", later)
 	want := Transition{StatusActive, StatusStale, "demoted: misleading on 3 consecutive recalls (limit 3)"}
 	if tr == nil || *tr != want {
 		t.Fatalf("third misleading: %+v, want %+v", tr, want)
@@ -136,29 +152,77 @@ func TestApplyVerdict(t *testing.T) {
 	}
 	// Verdicts on stale and archived heuristics count but never move them.
 	for _, s := range []HeuristicStatus{StatusStale, StatusArchived} {
+		w := &verdictLog{l: l}
 		g := lifecycleTestHeuristic(s, 9, 9)
-		g.MisleadingStreak = 7
-		g, tr = l.ApplyVerdict(g, VerdictMisleading, lifecycleNow)
-		if tr != nil || g.Status != s || g.MisleadingStreak != 8 || g.MisleadingCount != 1 {
+		for i := range 4 {
+			g, tr = w.apply(g, VerdictMisleading, fmt.Sprint("r", i), lifecycleNow)
+		}
+		if tr != nil || g.Status != s || g.MisleadingStreak != 4 || g.MisleadingCount != 4 {
 			t.Errorf("%s misleading: %+v %+v", s, g, tr)
 		}
-		g, tr = l.ApplyVerdict(g, VerdictHelpful, lifecycleNow)
+		g, tr = w.apply(g, VerdictHelpful, "", lifecycleNow)
 		if tr != nil || g.Status != s || g.MisleadingStreak != 0 || g.HelpfulCount != 1 {
 			t.Errorf("%s helpful: %+v %+v", s, g, tr)
 		}
 	}
 	// Candidates and refined heuristics go stale too.
 	for _, s := range []HeuristicStatus{StatusCandidate, StatusRefined} {
+		w := &verdictLog{l: l}
 		g := lifecycleTestHeuristic(s, 1, 1)
-		g.MisleadingStreak = 2
-		if _, tr := l.ApplyVerdict(g, VerdictMisleading, lifecycleNow); tr == nil || tr.From != s || tr.To != StatusStale {
+		g, _ = w.apply(g, VerdictMisleading, "a", lifecycleNow)
+		g, _ = w.apply(g, VerdictMisleading, "b", lifecycleNow)
+		if _, tr := w.apply(g, VerdictMisleading, "c", lifecycleNow); tr == nil || tr.From != s || tr.To != StatusStale {
 			t.Errorf("%s: %+v, want stale", s, tr)
 		}
 	}
 	// An unknown verdict changes nothing.
 	g := lifecycleTestHeuristic(StatusActive, 1, 1)
-	if got, tr := l.ApplyVerdict(g, Verdict("meh"), lifecycleNow); tr != nil || got != g {
+	if got, tr := l.ApplyVerdict(g, HeuristicFeedback{Verdict: "meh", RecallID: "r"}, nil, lifecycleNow); tr != nil || got != g {
 		t.Errorf("unknown verdict changed %+v", got)
+	}
+}
+
+// TestDemotionCountsRecalls: seed 001 demotes a lesson judged misleading
+// on several consecutive recalls — not on several verdicts.
+func TestDemotionCountsRecalls(t *testing.T) {
+	t.Parallel()
+	l := lifecycleTestConfig()
+	// Many misleading verdicts on one recall count once.
+	v := &verdictLog{l: l}
+	h := lifecycleTestHeuristic(StatusActive, 2, 3)
+	var tr *Transition
+	for range 5 {
+		if h, tr = v.apply(h, VerdictMisleading, "recall-1", lifecycleNow); tr != nil {
+			t.Fatalf("demoted by verdicts on one recall: %+v", tr)
+		}
+	}
+	if h.MisleadingStreak != 1 || h.MisleadingCount != 5 || h.Status != StatusActive {
+		t.Fatalf("five verdicts on one recall: %+v", h)
+	}
+	// A lesson never recalled (verdicts without a recall) is never demoted.
+	w := &verdictLog{l: l}
+	g := lifecycleTestHeuristic(StatusActive, 2, 3)
+	for range 10 {
+		if g, tr = w.apply(g, VerdictMisleading, "", lifecycleNow); tr != nil {
+			t.Fatalf("demoted without a recall: %+v", tr)
+		}
+	}
+	if g.MisleadingStreak != 0 || g.MisleadingCount != 10 {
+		t.Fatalf("verdicts without a recall: %+v", g)
+	}
+	// Three distinct recalls demote, interleaved repeats or not.
+	h, _ = v.apply(h, VerdictMisleading, "recall-2", lifecycleNow)
+	h, _ = v.apply(h, VerdictMisleading, "recall-1", lifecycleNow)
+	if h.MisleadingStreak != 2 || h.Status != StatusActive {
+		t.Fatalf("two recalls: %+v", h)
+	}
+	if _, tr = v.apply(h, VerdictMisleading, "recall-3", lifecycleNow); tr == nil || tr.To != StatusStale {
+		t.Fatalf("third recall: %+v", tr)
+	}
+	hist := []HeuristicFeedback{{Verdict: VerdictMisleading, RecallID: "a"}, {Verdict: VerdictHelpful, RecallID: "b"},
+		{Verdict: VerdictMisleading, RecallID: "a"}, {Verdict: VerdictMisleading}, {Verdict: VerdictMisleading, RecallID: "c"}}
+	if got := MisleadingRecallStreak(hist); got != 2 {
+		t.Errorf("streak %d, want 2 (a and c after the helpful verdict)", got)
 	}
 }
 
@@ -282,9 +346,10 @@ func TestLifecycleWalk(t *testing.T) {
 	h = step(l.Evaluate(h, lifecycleNow))
 	h.SupportTasks, h.EvidenceCount = 3, 4
 	h = step(l.Evaluate(h, lifecycleNow))
-	for range 3 {
+	v := &verdictLog{l: l}
+	for i := range 3 {
 		var tr *Transition
-		h, tr = l.ApplyVerdict(h, VerdictMisleading, lifecycleNow)
+		h, tr = v.apply(h, VerdictMisleading, fmt.Sprint("recall-", i), lifecycleNow)
 		if tr != nil {
 			seen = append(seen, tr.To)
 		}

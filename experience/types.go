@@ -32,6 +32,10 @@ type Turn struct {
 	// Source names the reporting client (claude, codex, cli, mcp…).
 	Source string    `json:"source,omitempty"`
 	Time   time.Time `json:"time"`
+	// Seq orders turns of the same Time in capture order (increasing
+	// across the captures of an engine); 0 for turns stored before it
+	// existed. Listings order by Time, Seq, ID.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // SignalType is the kind of a feedback signal (seed 001).

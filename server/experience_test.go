@@ -127,21 +127,28 @@ func TestExperienceOverREST(t *testing.T) {
 
 	// Recall finds it; three misleading verdicts make it stale.
 	rc := b.must(b.post("/api/v1/recall", map[string]any{"project": "web", "bead_id": "t3",
-		"query": "rate limiting the upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
+		"query": "rate limiting an HTTP upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
 	rid, _ := rc["recall_id"].(string)
 	if rid == "" || !strings.Contains(rc["text"].(string), "do not serialise requests with a global lock") {
 		t.Fatalf("recall: %v", rc)
 	}
+	// Misleading on three consecutive recalls (seed 001: recalls, not
+	// verdicts, are counted) makes it stale.
 	var last map[string]any
-	for range 3 {
+	for i := range 3 {
+		if i > 0 {
+			rc = b.must(b.post("/api/v1/recall", map[string]any{"project": "web", "bead_id": "t3",
+				"query": "rate limiting an HTTP upload endpoint", "kinds": []string{"heuristic"}}), http.StatusOK).json(t)
+			rid, _ = rc["recall_id"].(string)
+		}
 		last = b.must(b.post("/api/v1/heuristics/"+hid+"/feedback?project=web", map[string]any{"verdict": "misleading",
 			"recall_id": rid}), http.StatusOK).json(t)
 	}
 	if last["heuristic"].(map[string]any)["status"] != "stale" {
-		t.Fatalf("after 3 misleading verdicts: %v", last)
+		t.Fatalf("after 3 misleading recalls: %v", last)
 	}
 	recalls := b.must(b.get("/api/v1/recalls?project=web&ref_id="+hid), http.StatusOK).json(t)
-	if recalls["total"].(float64) != 1 {
+	if recalls["total"].(float64) != 3 {
 		t.Errorf("recalls of %s: %v", hid, recalls)
 	}
 	act := b.must(b.post("/api/v1/heuristics/"+hid+"/action", map[string]any{"project": "web", "heuristic_id": hid,

@@ -38,6 +38,9 @@ type ExperienceStorage interface {
 	// InsertTurn stores a captured turn; false when its id exists.
 	InsertTurn(ctx context.Context, t experience.Turn) (bool, error)
 	GetTurn(ctx context.Context, project, id string) (experience.Turn, error)
+	// GetTurns reads the turns of ids that exist, in one batch; missing
+	// ids are left out, the order is unspecified.
+	GetTurns(ctx context.Context, project string, ids []string) ([]experience.Turn, error)
 	// ListTurns returns turns oldest first (Time, then id), or newest first
 	// with f.NewestFirst.
 	ListTurns(ctx context.Context, project string, f TurnFilter) ([]experience.Turn, error)
@@ -70,6 +73,9 @@ type ExperienceStorage interface {
 	// InsertHeuristic creates a heuristic; false when its id exists.
 	InsertHeuristic(ctx context.Context, h experience.Heuristic) (bool, error)
 	GetHeuristic(ctx context.Context, project, id string) (experience.Heuristic, error)
+	// GetHeuristics reads the heuristics of ids that exist, in one batch;
+	// missing ids are left out, the order is unspecified.
+	GetHeuristics(ctx context.Context, project string, ids []string) ([]experience.Heuristic, error)
 	// LockHeuristic returns a heuristic for update; concurrent transactions
 	// locking it are serialised until commit.
 	LockHeuristic(ctx context.Context, project, id string) (experience.Heuristic, error)
@@ -117,6 +123,9 @@ type ExperienceStorage interface {
 	// in the project.
 	InsertSkill(ctx context.Context, s experience.Skill) (bool, error)
 	GetSkill(ctx context.Context, project, id string) (experience.Skill, error)
+	// GetSkills reads the skills of ids that exist, in one batch; missing
+	// ids are left out, the order is unspecified.
+	GetSkills(ctx context.Context, project string, ids []string) ([]experience.Skill, error)
 	GetSkillByName(ctx context.Context, project, name string) (experience.Skill, error)
 	// LockSkill returns a skill for update; concurrent transactions
 	// locking it are serialised until commit.

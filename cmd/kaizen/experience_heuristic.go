@@ -170,7 +170,7 @@ func heuristicFeedbackCommand(a *app) *cobra.Command {
 	var in kaizen.HeuristicFeedbackInput
 	cmd := &cobra.Command{
 		Use:   "feedback ID helpful|misleading [--recall R] [--task T] [--note N]",
-		Short: "Judge a recalled heuristic: helpful revalidates it, a run of misleading verdicts makes it stale",
+		Short: "Judge a recalled heuristic: helpful revalidates it, misleading on consecutive recalls makes it stale",
 		Example: `  kaizen heuristic feedback heur-01jf… helpful --recall recall-01jg…
   kaizen heuristic feedback heur-01jf… misleading --note "the flag was removed in v3"`,
 		Args: exactArgs(2, "a heuristic id and a verdict (helpful or misleading)"),

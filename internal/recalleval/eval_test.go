@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/experience"
 	"github.com/kaizenhq/kaizen/internal/recalleval"
 	"github.com/kaizenhq/kaizen/internal/testkit"
+	"github.com/kaizenhq/kaizen/model"
 	_ "github.com/kaizenhq/kaizen/store/all"
 )
 
@@ -42,10 +45,10 @@ type Report struct {
 
 // evaluate measures one split of one set on a fresh SQLite engine with
 // the default configuration (recall_top_k raised to 5 for recall@5).
-func evaluate(t *testing.T, s evalSet, split string) Report {
+func evaluate(t *testing.T, s evalSet, split string, tweaks ...func(*kaizen.Config)) Report {
 	t.Helper()
 	ctx := context.Background()
-	b := testkit.Open(t, "sqlite", func(c *kaizen.Config) { c.Experience.RecallTopK = 5 })
+	b := testkit.Open(t, "sqlite", append([]func(*kaizen.Config){func(c *kaizen.Config) { c.Experience.RecallTopK = 5 }}, tweaks...)...)
 	lessons, err := recalleval.ReadJSONL[recalleval.Lesson](s.lessons)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +133,7 @@ func TestCalibrateAbstention(t *testing.T) {
 	}
 	got := recalleval.Calibrate(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1)
 	t.Logf("calibrated on %d dev queries: %+v", len(results), got)
+	t.Logf("with the stand-out rule (measured, not adopted): %+v", recalleval.CalibrateLead(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1))
 	b := testkit.Open(t, "sqlite")
 	want := kaizen.DefaultConfig().Experience.Recall.For(b.E.EmbedderID())
 	if got.Calibration != want {
@@ -182,4 +186,40 @@ func TestCalibrateMerge(t *testing.T) {
 	if want := kaizen.DefaultConfig().Experience.Merge.For(b.E.EmbedderID()); got != want {
 		t.Errorf("the dev pairs calibrate %+v; the default for %s is %+v", got, b.E.EmbedderID(), want)
 	}
+}
+
+// TestCalibrateEmbedder calibrates a configured embedder (an Ollama or
+// OpenAI-compatible model) on the dev splits, as the offline embedder's
+// defaults were, and prints the tables to add to kaizen.toml. Skipped
+// unless KAIZEN_RECALL_EVAL_EMBEDDING_BASE_URL, _MODEL and _DIMENSION are
+// set (_API_KEY_ENV optionally names the key's variable); see
+// docs/models.md, "Semantic embedders".
+func TestCalibrateEmbedder(t *testing.T) {
+	base := os.Getenv("KAIZEN_RECALL_EVAL_EMBEDDING_BASE_URL")
+	if base == "" {
+		t.Skip("KAIZEN_RECALL_EVAL_EMBEDDING_BASE_URL not set")
+	}
+	dim, err := strconv.Atoi(os.Getenv("KAIZEN_RECALL_EVAL_EMBEDDING_DIMENSION"))
+	if err != nil {
+		t.Fatalf("KAIZEN_RECALL_EVAL_EMBEDDING_DIMENSION: %v", err)
+	}
+	tweak := func(c *kaizen.Config) {
+		c.Model.Embedding = model.EmbeddingConfig{ProviderConfig: model.ProviderConfig{Name: "eval", BaseURL: base,
+			Model: os.Getenv("KAIZEN_RECALL_EVAL_EMBEDDING_MODEL"), APIKeyEnv: os.Getenv("KAIZEN_RECALL_EVAL_EMBEDDING_API_KEY_ENV"),
+			Timeout: 2 * time.Minute}, Dimension: dim}
+	}
+	var results []recalleval.QueryResult
+	for _, s := range sets {
+		r := evaluate(t, s, "dev", tweak)
+		t.Logf("%s/dev without abstention: recall@5 %.3f MRR %.3f", s.name, r.Recall.RecallAtK, r.Recall.MRR)
+		results = append(results, r.Recall.Results...)
+	}
+	rec := recalleval.Calibrate(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1)
+	b := testkit.Open(t, "sqlite", tweak)
+	merge, right, folded := recalleval.CalibrateMerge(devPairSimilarities(t, b.E))
+	id := b.E.EmbedderID()
+	t.Logf("recall: %+v; merge: %d right, %d unrelated folded", rec, right, folded)
+	t.Logf("add to kaizen.toml (calibrated on the dev splits of testdata/recall-eval, testdata/eval and experience/testdata/pairs):\n"+
+		"[experience.recall.calibrated.%q]\nmin_topic = %.2f\nrelative = %.2f\n\n[experience.merge.calibrated.%q]\nupdate = %.2f\nappend = %.2f",
+		id, rec.Calibration.MinTopic, rec.Calibration.Relative, id, merge.Update, merge.Append)
 }

@@ -15,27 +15,27 @@ import "strings"
 // Each line is "concept: english words | chinese terms".
 const lexiconSource = `
 retry: retry retries retrying again | 重试 重新尝试 再试
-generate: generate generated generator generators codegen regenerate template templates | 生成 代码生成 自动生成 模板
-idempotent: idempotent idempotency idempotence duplicate twice double | 幂等 重复 两次 多次 重复提交 重复执行
-timeout: timeout timeouts timed deadline hang hangs hanging forever stuck | 超时 卡住 卡死 无限等待 一直等待 挂起
+generate: generate generated generator generators codegen regenerate template templates produce produced produces | 生成 代码生成 自动生成 模板
+idempotent: idempotent idempotency idempotence duplicate twice double | 幂等 重复 两次 多次 重复提交 重复执行 两遍 重复发送
+timeout: timeout timeouts timed deadline hang hangs hanging forever stuck block blocks blocked blocking | 超时 卡住 卡死 无限等待 一直等待 挂起
 cancel: cancel cancelled canceled cancellation abort | 取消 中止
 context: context ctx | 上下文
-goroutine: goroutine goroutines coroutine thread threads concurrent concurrency parallel race | 协程 线程 并发 并行 竞态 竞争
+goroutine: goroutine goroutines coroutine thread threads concurrent concurrency parallel race simultaneous simultaneously | 协程 线程 并发 并行 竞态 竞争 同时
 leak: leak leaks leaking leaked grows growing | 泄漏 泄露 上涨 增长 不断增加
 memory: memory heap oom ram | 内存 堆
-mutex: mutex lock locks locking synchronize sync | 锁 互斥 加锁 同步
+mutex: mutex lock locks locking synchronize sync deadlock deadlocks | 锁 互斥 加锁 同步 死锁
 map: map maps dict dictionary hashmap | 字典 映射
 crash: crash crashes crashed panic fatal killed | 崩溃 挂掉 宕机 挂了
 error: error errors exception exceptions failure | 错误 异常 报错 出错
-catch: catch swallow swallowed silently ignore ignored | 捕获 吞掉 吞了 忽略
+catch: catch swallow swallowed silently ignore ignored except quiet quietly | 捕获 吞掉 吞了 忽略
 fail: fail fails failed failing broken break breaks | 失败 坏了 不可用 挂了
 test: test tests testing unittest spec assert assertion | 测试 单测 单元测试 断言 用例
 flaky: flaky intermittent intermittently sometimes randomly occasionally | 偶尔 偶发 不稳定 时好时坏 随机
 sleep: sleep sleeps delay wait | 睡眠 等待 延时 延迟
-fake: fake mock mocks stub stubs sandbox recorded | 模拟 桩 假的 沙箱
-external: external thirdparty third party provider upstream downstream remote | 外部 第三方 下游 上游 远程 远端
+fake: fake mock mocks stub stubs sandbox recorded patch patched patching | 模拟 桩 假的 沙箱 打桩
+external: external thirdparty third party provider upstream downstream remote public exposed | 外部 第三方 下游 上游 远程 远端 对外 公开 开放
 api: api apis endpoint endpoints rest interface route | 接口 端点 路由
-http: http https request requests response client | 请求 响应 客户端
+http: http https request requests response client handler handlers | 请求 响应 客户端
 body: body bodies | 响应体 请求体
 connection: connection connections socket sockets descriptor descriptors | 连接 套接字 句柄 文件描述符
 close: close closed closing | 关闭
@@ -43,13 +43,13 @@ pool: pool worker workers exhaust exhausted | 线程池 连接池 耗尽 占满
 database: database databases db sql postgres postgresql mysql sqlite | 数据库 线上库
 query: query queries select statement statements | 查询 语句 SQL
 inject: injection inject concatenate concatenation concatenating append appending interpolate | 注入 拼接 拼进
-parameter: parameter parameters placeholder placeholders bound bind argument arguments args | 参数 占位符 绑定
+parameter: parameter parameters placeholder placeholders bound bind argument arguments args signature signatures | 参数 占位符 绑定
 table: table tables row rows record records | 记录 大表 数据表
 column: column columns field fields | 字段
 rename: rename renamed renaming | 改名 重命名 改字段
 migration: migration migrations schema | 迁移 表结构
 index: index indexes indices | 索引
-delete: delete deleting deleted remove removing drop purge cleanup clean rm | 删除 删掉 清理 清除 移除
+delete: delete deleting deleted remove removing drop purge cleanup clean rm rid | 删除 删掉 清理 清除 移除
 update: update updates updating modify modified change changed changing edit edited | 更新 修改 改动 改了 改完
 where: where condition filter | 条件 过滤
 transaction: transaction transactions rollback commit | 事务 回滚
@@ -57,11 +57,11 @@ backup: backup backups | 备份
 production: production prod live | 生产 线上 生产环境
 staging: staging preprod sandbox | 预发 预发布 测试环境
 deploy: deploy deploys deployment rollout release releases ship launch | 部署 发布 上线 发版
-version: version versions versioning major upgrade upgrading bump | 版本 升级 大版本
-dependency: dependency dependencies library libraries package packages module npm pip | 依赖 依赖库 依赖包 第三方库
+version: version versions versioning major upgrade upgrading bump latest | 版本 升级 大版本 升到 最新
+dependency: dependency dependencies library libraries package packages module npm pip | 依赖 依赖库 依赖包 第三方库 库代码
 changelog: changelog breaking | 变更日志 不兼容
 compatible: compatible compatibility backward backwards old | 兼容 向后兼容 旧版本 老版本
-lockfile: lockfile lock json package-lock yarn | 锁文件
+lockfile: lockfile lock json package-lock yarn pnpm | 锁文件
 conflict: conflict conflicts | 冲突
 merge: merge merging merged | 合并
 rebase: rebase rebased rebasing | 变基
@@ -106,15 +106,15 @@ list: list lists array arrays items | 列表 数组
 batch: batch batches bulk preload eager | 批量 预加载
 loop: loop loops iteration | 循环 遍历
 perf: slow slower fast faster performance latency optimise optimize speed bottleneck | 慢 性能 优化 速度 延迟 瓶颈 卡顿
-frontend: frontend react component components ui render rendering | 前端 组件 页面 渲染
+frontend: frontend react component components ui render rendering show shows display displays ui | 前端 组件 页面 渲染 界面 显示
 state: state setstate | 状态
 unmount: unmount unmounted unmounting navigation navigate | 卸载 切换页面
 effect: effect useeffect cleanup subscription subscribe | 副作用 清理函数 订阅
-button: button click clicks clicking | 按钮 点击 连点
+button: button click clicks clicking clickable onclick | 按钮 点击 连点
 submit: submit submits submission form | 提交 表单
 order: order orders checkout | 订单 下单
 key: key keys | 键
-typescript: typescript type types typed ts | 类型
+typescript: typescript type types typed ts tsc | 类型
 silence: ignore suppress silence any | 屏蔽 绕过
 python: python def | 函数
 default: default defaults | 默认 默认值
@@ -140,6 +140,17 @@ empty: empty blank | 空字符串 为空
 encoding: unicode utf | 编码
 memoryleak: heapdump snapshot snapshots | 堆快照
 diagnose: profile pprof diagnose investigate debug | 定位 排查 调试 分析
+old: old older legacy outdated | 旧 老的 过时 遗留
+missing: missing unset absent | 缺失 缺少 未设置 没设置
+fix: fix fixes fixed fixing repair | 修复 修一下 修好
+async: async asynchronous asynchronously background | 异步 后台
+monorepo: monorepo workspace workspaces | 单仓 工作区
+rust: rust crate crates cargo | 
+golden: golden snapshot snapshots expected fixture fixtures | 快照 期望输出 基准文件
+lint: lint linter eslint warning warnings disable disabled | 告警 警告
+ssr: ssr hydration hydrate mismatch | 水合 服务端渲染
+packaging: packaging pyproject wheel entrypoint | 打包 入口点
+path: path paths directory traversal filename | 路径 目录 文件名
 `
 
 type lexicon struct {

@@ -75,7 +75,8 @@ func TestFullTextPostingBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	const docs = 10_300 // more than the budget of 10,000 postings
+	const budget = sqlstore.PostingBudget
+	const docs = budget + 300 // more than the budget of postings
 	err = s.Update(ctx, func(tx store.Tx) error {
 		for i := range docs {
 			text := fmt.Sprintf("common filler%d", i%97)
@@ -112,15 +113,15 @@ func TestFullTextPostingBudget(t *testing.T) {
 			t.Errorf("%s ranks among the first without the rare term: %v", h.RefID, hits)
 		}
 	}
-	// "common" alone: only its newest 10,000 documents are read, so the 300
+	// "common" alone: only its newest budget documents are read, so the 300
 	// oldest are never returned.
 	all := search(0, "common")
-	if len(all) != 10_000 {
-		t.Fatalf("search common: %d hits, want the 10,000 newest", len(all))
+	if len(all) != budget {
+		t.Fatalf("search common: %d hits, want the %d newest", len(all), budget)
 	}
 	for _, h := range all {
-		if n, _ := strconv.Atoi(strings.TrimPrefix(h.RefID, "m-")); n < docs-10_000 {
-			t.Fatalf("%s is older than the newest 10,000 documents of the term", h.RefID)
+		if n, _ := strconv.Atoi(strings.TrimPrefix(h.RefID, "m-")); n < docs-budget {
+			t.Fatalf("%s is older than the newest %d documents of the term", h.RefID, budget)
 		}
 	}
 }

@@ -95,6 +95,9 @@ type request struct {
 	done chan error
 }
 
+// readerCacheKiB is the page cache of each read connection, in KiB.
+const readerCacheKiB = 64 << 10
+
 func dsn(path string, opts Options, txlock string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeoutMs))
@@ -109,6 +112,11 @@ func dsn(path string, opts Options, txlock string, readOnly bool) string {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
+		// Readers keep up to 64 MiB of pages each instead of SQLite's 2 MiB:
+		// at 100,000s of experience items a recall touched pages no cache
+		// held, and the pread system calls were an eighth of its time
+		// (mmap_size did as well but counted the mapped file in RSS).
+		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -readerCacheKiB))
 	}
 	q.Set("_txlock", txlock)
 	return "file:" + path + "?" + q.Encode()

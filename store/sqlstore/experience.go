@@ -62,20 +62,20 @@ func strArgs[S ~string](v []S) []any {
 
 // Turns.
 
-const turnCols = `project, id, task_id, turn_id, role, content, source, ts`
+const turnCols = `project, id, task_id, turn_id, role, content, source, ts, seq`
 
 func scanTurn(s scanner) (experience.Turn, error) {
 	var t experience.Turn
 	var ts int64
-	err := s.Scan(&t.Project, &t.ID, &t.TaskID, &t.TurnID, &t.Role, &t.Content, &t.Source, &ts)
+	err := s.Scan(&t.Project, &t.ID, &t.TaskID, &t.TurnID, &t.Role, &t.Content, &t.Source, &ts, &t.Seq)
 	t.Time = fromAt(ts)
 	return t, err
 }
 
 // InsertTurn implements store.ExperienceStorage.
 func (t *Tx) InsertTurn(ctx context.Context, tu experience.Turn) (bool, error) {
-	return t.insert(ctx, "turn", `INSERT INTO experience_turns (`+turnCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, tu.Project, tu.ID, tu.TaskID, tu.TurnID, string(tu.Role), tu.Content, tu.Source, at(tu.Time))
+	return t.insert(ctx, "turn", `INSERT INTO experience_turns (`+turnCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, tu.Project, tu.ID, tu.TaskID, tu.TurnID, string(tu.Role), tu.Content, tu.Source, at(tu.Time), tu.Seq)
 }
 
 // GetTurn implements store.ExperienceStorage.
@@ -103,9 +103,9 @@ func turnWhere(project string, f store.TurnFilter) (string, []any) {
 // ListTurns implements store.ExperienceStorage.
 func (t *Tx) ListTurns(ctx context.Context, project string, f store.TurnFilter) ([]experience.Turn, error) {
 	where, args := turnWhere(project, f)
-	order := ` ORDER BY ts, id`
+	order := ` ORDER BY ts, seq, id`
 	if f.NewestFirst {
-		order = ` ORDER BY ts DESC, id DESC`
+		order = ` ORDER BY ts DESC, seq DESC, id DESC`
 	}
 	q, args := page(`SELECT `+turnCols+where+order, args, f.Limit, f.Offset)
 	return many(ctx, t, "turns", scanTurn, q, args...)

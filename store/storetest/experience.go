@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -14,7 +16,7 @@ import (
 
 func fullTurn(project, id string) experience.Turn {
 	return experience.Turn{ID: id, Project: project, TaskID: "task-1", TurnID: "exchange-1", Role: experience.RoleUser,
-		Content: longText("不要用 mock，改成真实数据库 \"quoted\"", 4<<10), Source: "claude", Time: at(1).In(zone)}
+		Content: longText("不要用 mock，改成真实数据库 \"quoted\"", 4<<10), Source: "claude", Time: at(1).In(zone), Seq: 1<<40 + 3}
 }
 
 func fullSignal(project, id string) experience.FeedbackSignal {
@@ -267,13 +269,32 @@ func testExperience(t *testing.T, setup setupFunc) {
 	t.Run("TurnsAndSignals", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
+		seq := int64(100)
 		turn := func(id, task string, role experience.Role, sec int) experience.Turn {
 			v := fullTurn("p", id)
-			v.TaskID, v.Role, v.Time = task, role, at(sec)
+			seq--
+			v.TaskID, v.Role, v.Time, v.Seq = task, role, at(sec), seq
 			return v
 		}
+		// t-b and t-a share a time: the capture order (Seq) puts t-a
+		// first; ids break ties of equal seq only.
 		insertAll(b, turn("t-b", "task-1", experience.RoleUser, 5), turn("t-a", "task-1", experience.RoleAssistant, 5),
 			turn("t-c", "task-2", experience.RoleTool, 1), turn("t-d", "task-1", experience.RoleUser, 9))
+		same := turn("t-0", "task-3", experience.RoleUser, 7)
+		later := turn("t-9", "task-3", experience.RoleAssistant, 7)
+		later.Seq = same.Seq + 1
+		insertAll(b, later, same)
+		requireEqual(t, "ListTurns same time by seq", []string{"t-0", "t-9"}, keys(read(b, func(tx store.Tx) ([]experience.Turn, error) {
+			return tx.ListTurns(b.ctx, "p", store.TurnFilter{TaskID: "task-3"})
+		}), turnID))
+		b.update(func(tx store.Tx) error {
+			for _, id := range []string{"t-0", "t-9"} {
+				if err := tx.DeleteTurn(b.ctx, "p", id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		turns := func(f store.TurnFilter) []string {
 			return keys(read(b, func(tx store.Tx) ([]experience.Turn, error) { return tx.ListTurns(b.ctx, "p", f) }), turnID)
 		}
@@ -449,6 +470,42 @@ func testExperience(t *testing.T, setup setupFunc) {
 		if got := read(b, func(tx store.Tx) ([]store.Support, error) { return tx.ListSupport(b.ctx, "p", "nope") }); got == nil || len(got) != 0 {
 			t.Errorf("ListSupport of an unsupported heuristic = %#v, want an empty non-nil slice", got)
 		}
+	})
+
+	t.Run("BatchGets", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		var records []any
+		var hIDs, tIDs, sIDs []string
+		for i := range 40 { // more than one IN chunk
+			hIDs = append(hIDs, fmt.Sprintf("heur-%02d", i))
+			tIDs = append(tIDs, fmt.Sprintf("turn-%02d", i))
+			records = append(records, fullHeuristic("p", hIDs[i]), fullTurn("p", tIDs[i]))
+			if i < 3 {
+				sIDs = append(sIDs, fmt.Sprintf("skill-%d", i))
+				records = append(records, fullSkill("p", sIDs[i], fmt.Sprintf("skill-name-%d", i)))
+			}
+		}
+		records = append(records, fullHeuristic("q", "heur-00"))
+		insertAll(b, records...)
+		sorted := func(ids []string) []string { return slices.Sorted(slices.Values(ids)) }
+		ask := append(slices.Clone(hIDs), "heur-missing", "heur-00", "heur-39")
+		got := read(b, func(tx store.Tx) ([]experience.Heuristic, error) { return tx.GetHeuristics(b.ctx, "p", ask) })
+		requireEqual(t, "GetHeuristics ids", hIDs, sorted(keys(got, heuristicID)))
+		for _, h := range got {
+			if h.Project != "p" {
+				t.Errorf("GetHeuristics returned %s of project %s", h.ID, h.Project)
+			}
+		}
+		requireEqual(t, "GetHeuristics record", fullHeuristic("p", "heur-07"), got[slices.IndexFunc(got, func(h experience.Heuristic) bool { return h.ID == "heur-07" })])
+		turns := read(b, func(tx store.Tx) ([]experience.Turn, error) { return tx.GetTurns(b.ctx, "p", append(tIDs, "turn-x")) })
+		requireEqual(t, "GetTurns ids", tIDs, sorted(keys(turns, turnID)))
+		skills := read(b, func(tx store.Tx) ([]experience.Skill, error) {
+			return tx.GetSkills(b.ctx, "p", append(sIDs, "heur-01"))
+		})
+		requireEqual(t, "GetSkills count", 3, len(skills))
+		none := read(b, func(tx store.Tx) ([]experience.Heuristic, error) { return tx.GetHeuristics(b.ctx, "p", nil) })
+		requireEqual(t, "GetHeuristics of none", 0, len(none))
 	})
 
 	t.Run("LockHeuristicSerialises", func(t *testing.T) {

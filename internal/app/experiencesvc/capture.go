@@ -119,7 +119,7 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (*CaptureResult,
 			at = at.Add(time.Duration(i) * time.Microsecond)
 		}
 		turn := experience.Turn{Project: project, TaskID: in.TaskID, TurnID: t.TurnID, Role: role,
-			Content: content, Source: in.Source, Time: at}
+			Content: content, Source: in.Source, Time: at, Seq: s.nextTurnSeq(now)}
 		turn.ID = turnID(turn)
 		res.Turns = append(res.Turns, turn)
 		if memoryWorthy(turn) {
@@ -169,6 +169,21 @@ func (s *Service) Capture(ctx context.Context, in CaptureInput) (*CaptureResult,
 	}
 	after()
 	return res, nil
+}
+
+// nextTurnSeq returns the capture order of the next turn: increasing
+// across the captures of this engine, and the capture time in
+// microseconds when that is larger, so turns of one timestamp captured by
+// successive processes also keep their order (as far as their clocks
+// agree). Listings order turns by time, then seq.
+func (s *Service) nextTurnSeq(now time.Time) int64 {
+	for {
+		last := s.turnSeq.Load()
+		next := max(last+1, now.UnixMicro())
+		if s.turnSeq.CompareAndSwap(last, next) {
+			return next
+		}
+	}
 }
 
 // turnID derives a turn's id from what identifies it, so that a client

@@ -52,6 +52,7 @@ type ForgetResult struct {
 // if any, is kept: it is a summary, not the turn.
 func (s *Service) DeleteTurn(ctx context.Context, in app.ForgetInput) (*ForgetResult, error) {
 	const op = "delete turn"
+	s.SettleRecalls()
 	project, err := s.forgetInput(op, "id", in)
 	if err != nil {
 		return nil, err
@@ -101,6 +102,7 @@ func (s *Service) DeleteTurn(ctx context.Context, in app.ForgetInput) (*ForgetRe
 // memory changes nothing and reports Unindexed false.
 func (s *Service) ForgetMemory(ctx context.Context, in app.ForgetInput) (*ForgetResult, error) {
 	const op = "forget memory"
+	s.SettleRecalls()
 	project, err := s.forgetInput(op, "id", in)
 	if err != nil {
 		return nil, err
@@ -133,6 +135,7 @@ func (s *Service) ForgetMemory(ctx context.Context, in app.ForgetInput) (*Forget
 // leaves later exports.
 func (s *Service) DeleteHeuristic(ctx context.Context, in app.ForgetInput) (*ForgetResult, error) {
 	const op = "delete heuristic"
+	s.SettleRecalls()
 	project, err := s.forgetInput(op, "heuristic_id", in)
 	if err != nil {
 		return nil, err
@@ -257,6 +260,7 @@ func forgetLessons(ctx context.Context, tx store.Tx, project string, h experienc
 // and its SKILL.md file. It leaves later exports and skill bundles.
 func (s *Service) DeleteSkill(ctx context.Context, in app.ForgetInput) (*ForgetResult, error) {
 	const op = "delete skill"
+	s.SettleRecalls()
 	project, err := s.forgetInput(op, "skill", in)
 	if err != nil {
 		return nil, err
@@ -307,6 +311,7 @@ type HeuristicEditInput struct {
 // keeps the previous text in its history. Its state and counters stay.
 func (s *Service) EditHeuristic(ctx context.Context, in HeuristicEditInput) (*HeuristicActionResult, error) {
 	const op = "edit heuristic"
+	s.SettleRecalls()
 	app.ScrubFields(&in.Trigger, &in.Rule, &in.Why)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)

@@ -155,6 +155,7 @@ type HeuristicList = app.Page[experience.Heuristic]
 // ListHeuristics lists heuristics.
 func (s *Service) ListHeuristics(ctx context.Context, q HeuristicQuery) (*HeuristicList, error) {
 	const op = "list heuristics"
+	s.SettleRecalls()
 	project, limit, err := s.env.PageQuery(op, q.Project, q.Limit, q.Offset)
 	if err != nil {
 		return nil, err
@@ -198,6 +199,7 @@ type HeuristicDetail struct {
 // verdicts and recent recalls.
 func (s *Service) GetHeuristic(ctx context.Context, project, id string) (*HeuristicDetail, error) {
 	const op = "get heuristic"
+	s.SettleRecalls()
 	project, err := s.env.ResolveProject(op, project)
 	if err != nil {
 		return nil, err
@@ -261,7 +263,8 @@ type HeuristicFeedbackInput struct {
 	HeuristicID string `json:"heuristic_id"`
 	// Verdict is helpful or misleading.
 	Verdict string `json:"verdict"`
-	// RecallID is the recall that showed it (optional, recommended).
+	// RecallID is the recall that showed it (optional, recommended; when
+	// empty, the latest stored recall that showed the heuristic).
 	RecallID string `json:"recall_id,omitempty"`
 	TaskID   string `json:"bead_id,omitempty"`
 	Note     string `json:"note,omitempty"`
@@ -280,6 +283,7 @@ type HeuristicActionResult struct {
 // verdicts makes a heuristic stale; a helpful one revalidates it.
 func (s *Service) HeuristicFeedback(ctx context.Context, in HeuristicFeedbackInput) (*HeuristicActionResult, error) {
 	const op = "heuristic feedback"
+	s.SettleRecalls() // the recall judged may still be being written
 	app.ScrubFields(&in.Note, &in.Source)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)
@@ -321,12 +325,32 @@ func (s *Service) HeuristicFeedback(ctx context.Context, in HeuristicFeedbackInp
 				in.TaskID = r.TaskID
 			}
 		}
+		if in.RecallID == "" {
+			// A verdict given without its recall is about the latest
+			// recall that showed the heuristic; with none, it is counted
+			// but cannot advance the misleading streak (seed 001 demotes
+			// after consecutive misleading recalls).
+			rs, err := tx.ListRecalls(ctx, project, store.RecallFilter{RefID: h.ID, Limit: 1})
+			if err != nil {
+				return err
+			}
+			if len(rs) > 0 {
+				in.RecallID = rs[0].ID
+				if in.TaskID == "" {
+					in.TaskID = rs[0].TaskID
+				}
+			}
+		}
+		earlier, err := tx.ListHeuristicFeedback(ctx, project, h.ID)
+		if err != nil {
+			return err
+		}
 		fb := experience.HeuristicFeedback{ID: app.NewID("hfb-"), Project: project, HeuristicID: h.ID, RecallID: in.RecallID,
 			TaskID: in.TaskID, Verdict: v, Note: in.Note, Source: in.Source, CreatedAt: now}
 		if _, err := tx.InsertHeuristicFeedback(ctx, fb); err != nil {
 			return err
 		}
-		next, tr := s.cfg.Lifecycle.ApplyVerdict(h, v, now)
+		next, tr := s.cfg.Lifecycle.ApplyVerdict(h, fb, earlier, now)
 		next.UpdatedAt = now
 		if err := tx.UpdateHeuristic(ctx, next); err != nil {
 			return err
@@ -361,6 +385,7 @@ var HeuristicActions = []string{"archive", "outdated", "supersede", "restore"}
 // heuristic.
 func (s *Service) HeuristicAction(ctx context.Context, in HeuristicActionInput) (*HeuristicActionResult, error) {
 	const op = "heuristic action"
+	s.SettleRecalls()
 	app.ScrubFields(&in.Reason, &in.By)
 	now := s.env.Now()
 	project, err := s.env.ResolveProject(op, in.Project)

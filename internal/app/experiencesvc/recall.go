@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -86,8 +87,8 @@ func (s *Service) filter(ctx context.Context, query string, live []experience.Li
 	if !f.UseModel {
 		return experience.Select(f, cands), "rules", ""
 	}
-	if s.chat == nil {
-		return experience.Select(f, cands), "rules", "filter.use_model is on but no chat model is configured"
+	if s.chat == nil { // on by default: used when a chat model is configured
+		return experience.Select(f, cands), "rules", ""
 	}
 	out, err := experience.FilterWithModel(ctx, s.chat, f, query, live, cands)
 	if err != nil {
@@ -218,12 +219,43 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 	if !s.keepConsidered {
 		event.Items = injectedItems(event.Items)
 	}
-	err = s.env.Update(ctx, op, func(tx store.Tx) error {
+	heuristics := make([]string, len(res.Heuristics))
+	for i, h := range res.Heuristics {
+		heuristics[i] = h.ID
+	}
+	if s.cfg.Recall.SyncWrites {
+		if err := s.storeRecall(ctx, op, event, heuristics, now); err != nil {
+			return nil, err
+		}
+	} else {
+		s.recallWrites.start()
+		go func() {
+			defer s.recallWrites.done()
+			// Written after the answer, whatever happens to the caller's
+			// context: the recall happened.
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recallWriteTimeout)
+			defer cancel()
+			if err := s.storeRecall(wctx, op, event, heuristics, now); err != nil {
+				s.env.Logger.Warn("recall: storing the recall event failed", "recall", event.ID, "project", project, "err", err)
+			}
+		}()
+	}
+	res.ID = event.ID
+	return res, nil
+}
+
+// recallWriteTimeout bounds the write of a recall event after the answer.
+const recallWriteTimeout = 30 * time.Second
+
+// storeRecall stores a recall event and counts the recall of the
+// heuristics it injected.
+func (s *Service) storeRecall(ctx context.Context, op string, event experience.RecallEvent, heuristics []string, now time.Time) error {
+	return s.env.Update(ctx, op, func(tx store.Tx) error {
 		if _, err := tx.InsertRecall(ctx, event); err != nil {
 			return err
 		}
-		for _, h := range res.Heuristics {
-			cur, err := tx.LockHeuristic(ctx, project, h.ID)
+		for _, id := range heuristics {
+			cur, err := tx.LockHeuristic(ctx, event.Project, id)
 			if errors.Is(err, store.ErrNotFound) {
 				continue // removed meanwhile
 			}
@@ -239,11 +271,44 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+}
+
+// SettleRecalls waits until the recall events written behind their
+// answers are stored: reads of recalls and recall counts, heuristic
+// feedback and Close call it first.
+func (s *Service) SettleRecalls() { s.recallWrites.wait() }
+
+// inflight counts background writes and lets readers wait for them.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	idle *sync.Cond
+}
+
+func (f *inflight) start() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	f.n--
+	if f.n == 0 && f.idle != nil {
+		f.idle.Broadcast()
 	}
-	res.ID = event.ID
-	return res, nil
+	f.mu.Unlock()
+}
+
+func (f *inflight) wait() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.idle == nil {
+		f.idle = sync.NewCond(&f.mu)
+	}
+	for f.n > 0 {
+		f.idle.Wait()
+	}
 }
 
 // abstain keeps the candidates close enough to the query to inject
@@ -261,15 +326,19 @@ func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, score
 		}
 		return topics[c.RefID], 0
 	}
-	best := 0.0
+	best, second := 0.0, 0.0
 	for _, c := range cands {
 		t, _ := topicOf(c)
-		best = max(best, t)
+		if t > best {
+			best, second = t, best
+		} else if t > second {
+			second = t
+		}
 	}
 	out := make([]experience.Candidate, 0, len(cands))
 	for _, c := range cands {
 		t, g := topicOf(c)
-		if cal.Passes(t, g, best, s.cfg.Recall.MinTrigger) {
+		if cal.Passes(t, g, best, second, s.cfg.Recall.MinTrigger) {
 			out = append(out, c)
 		}
 	}
@@ -297,7 +366,7 @@ func (s *Service) liveSignals(ctx context.Context, tx store.Tx, project, taskID 
 			Content: "error: " + er.Message, Time: er.Timestamp, ID: er.ID})
 	}
 	slices.SortStableFunc(turns, func(a, b experience.Turn) int {
-		return cmp.Or(a.Time.Compare(b.Time), strings.Compare(a.ID, b.ID))
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Seq, b.Seq), strings.Compare(a.ID, b.ID))
 	})
 	live := experience.DetectLiveSignals(turns)
 	if live == nil {
@@ -314,15 +383,16 @@ func (s *Service) recallHeuristics(ctx context.Context, tx store.Tx, project str
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(pool))
+	for i, f := range pool {
+		ids[i] = f.RefID
+	}
+	got, err := tx.GetHeuristics(ctx, project, ids) // one batch; missing ones were removed meanwhile
+	if err != nil {
+		return nil, err
+	}
 	var out []experience.Candidate
-	for _, f := range pool {
-		h, err := tx.GetHeuristic(ctx, project, f.RefID)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
+	for _, h := range got {
 		if !experience.Recallable(h.Status) {
 			continue
 		}
@@ -355,39 +425,59 @@ func (s *Service) recallHybrid(ctx context.Context, tx store.Tx, project string,
 		return nil, err
 	}
 	best := 2 / float64(s.cfg.RRFK+1)
-	var out []experience.Candidate
+	var kept []experience.Fused
 	for _, f := range pool {
-		topic := s.topicSimilarity(cos[f.RefID])
-		if topic < s.cfg.Filter.MinScore {
-			continue
+		if s.topicSimilarity(cos[f.RefID]) >= s.cfg.Filter.MinScore {
+			kept = append(kept, f)
 		}
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(kept))
+	for i, f := range kept {
+		ids[i] = f.RefID
+	}
+	// The items are read in one batch; ids missing from it were removed
+	// meanwhile.
+	skills := map[string]*experience.Skill{}
+	turns := map[string]*experience.Turn{}
+	switch kind {
+	case experience.ItemSkill:
+		got, err := tx.GetSkills(ctx, project, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i := range got {
+			skills[got[i].ID] = &got[i]
+		}
+	case experience.ItemMemory:
+		got, err := tx.GetTurns(ctx, project, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i := range got {
+			turns[got[i].ID] = &got[i]
+		}
+	}
+	var out []experience.Candidate
+	for _, f := range kept {
+		topic := s.topicSimilarity(cos[f.RefID])
 		cand := experience.Candidate{Kind: kind, RefID: f.RefID,
 			Score: float64(0.7*topic) + float64(0.3*min(1, f.Score/best))}
 		switch kind {
 		case experience.ItemSkill:
-			sk, err := tx.GetSkill(ctx, project, f.RefID)
-			if errors.Is(err, store.ErrNotFound) {
+			sk := skills[f.RefID]
+			if sk == nil || sk.Status != experience.SkillActive {
 				continue
 			}
-			if err != nil {
-				return nil, err
-			}
-			if sk.Status != experience.SkillActive {
-				continue
-			}
-			cand.Skill = &sk
+			cand.Skill = sk
 		case experience.ItemMemory:
-			t, err := tx.GetTurn(ctx, project, f.RefID)
-			if errors.Is(err, store.ErrNotFound) {
+			t := turns[f.RefID]
+			if t == nil || (taskID != "" && t.TaskID == taskID) {
 				continue
 			}
-			if err != nil {
-				return nil, err
-			}
-			if taskID != "" && t.TaskID == taskID {
-				continue
-			}
-			cand.Memory = &t
+			cand.Memory = t
 		}
 		topics[f.RefID] = topic
 		out = append(out, cand)

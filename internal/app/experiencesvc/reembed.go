@@ -207,6 +207,7 @@ type RecallList = app.Page[experience.RecallEvent]
 // ListRecalls lists stored recalls, newest first.
 func (s *Service) ListRecalls(ctx context.Context, q RecallQuery) (*RecallList, error) {
 	const op = "list recalls"
+	s.SettleRecalls()
 	project, limit, err := s.env.PageQuery(op, q.Project, q.Limit, q.Offset, "bead_id", q.TaskID, "ref_id", q.RefID)
 	if err != nil {
 		return nil, err
@@ -220,6 +221,7 @@ func (s *Service) ListRecalls(ctx context.Context, q RecallQuery) (*RecallList, 
 // GetRecall returns a stored recall.
 func (s *Service) GetRecall(ctx context.Context, project, id string) (*experience.RecallEvent, error) {
 	const op = "get recall"
+	s.SettleRecalls()
 	project, err := s.env.ResolveProject(op, project)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaizenhq/kaizen/experience"
@@ -40,6 +41,11 @@ type Service struct {
 	skillsDir string
 	// projects lists the projects holding data (for warming).
 	projects func(ctx context.Context) ([]string, error)
+	// recallWrites counts recall events being written behind their
+	// answers (see SettleRecalls).
+	recallWrites inflight
+	// turnSeq is the last capture order given to a turn (nextTurnSeq).
+	turnSeq atomic.Int64
 }
 
 // Options configure the experience service.
@@ -69,7 +75,10 @@ func New(env *app.Env, opts Options) *Service {
 }
 
 // Close saves the vector index snapshots for the next process.
-func (s *Service) Close() { s.vecs.Close() }
+func (s *Service) Close() {
+	s.SettleRecalls()
+	s.vecs.Close()
+}
 
 // HasChatModel reports whether a chat model is configured for extraction.
 func (s *Service) HasChatModel() bool { return s.chat != nil }

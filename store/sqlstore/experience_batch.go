@@ -1,0 +1,40 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kaizenhq/kaizen/experience"
+)
+
+// batchGet reads the rows of ids (deduplicated) with IN lists of inChunk
+// ids padded with "" (ids are never empty), so the statement cache holds
+// one query per table.
+func batchGet[T any](ctx context.Context, t *Tx, what, cols, table, project string, ids []string,
+	scan func(scanner) (T, error)) ([]T, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	out := make([]T, 0, len(ids))
+	for chunk := range slices.Chunk(ids, inChunk) {
+		err := each(ctx, t, what, scan, func(v T) error { out = append(out, v); return nil },
+			`SELECT `+cols+` FROM `+table+` WHERE project = ? AND `+inList("id", inChunk), padArgs([]any{project}, chunk, "")...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// GetHeuristics implements store.ExperienceStorage.
+func (t *Tx) GetHeuristics(ctx context.Context, project string, ids []string) ([]experience.Heuristic, error) {
+	return batchGet(ctx, t, "heuristics", heuristicCols, "heuristics", project, ids, scanHeuristic)
+}
+
+// GetTurns implements store.ExperienceStorage.
+func (t *Tx) GetTurns(ctx context.Context, project string, ids []string) ([]experience.Turn, error) {
+	return batchGet(ctx, t, "turns", turnCols, "experience_turns", project, ids, scanTurn)
+}
+
+// GetSkills implements store.ExperienceStorage.
+func (t *Tx) GetSkills(ctx context.Context, project string, ids []string) ([]experience.Skill, error) {
+	return batchGet(ctx, t, "skills", skillCols, "skills", project, ids, scanSkill)
+}
