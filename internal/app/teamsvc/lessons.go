@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/internal/jobs"
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/team"
@@ -68,15 +67,5 @@ func (s *Service) enqueueLessons(ctx context.Context, tx store.Tx, project strin
 // LessonsJob stores post-mortem lessons through record (the experience
 // system's RecordLessons).
 func LessonsJob(record func(ctx context.Context, a LessonsArgs) error) jobs.Kind {
-	return jobs.Kind{Name: LessonsJobKind, Handler: func(ctx context.Context, j jobs.Job) error {
-		var a LessonsArgs
-		if err := j.Decode(&a); err != nil {
-			return err
-		}
-		err := record(ctx, a)
-		if app.KindOf(err) == app.KindInvalid || app.KindOf(err) == app.KindConflict {
-			return jobs.Permanent(err)
-		}
-		return err
-	}}
+	return recordJob(LessonsJobKind, record)
 }

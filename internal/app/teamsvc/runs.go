@@ -791,8 +791,15 @@ func (s *Service) TimerJob() jobs.Kind {
 // OutcomeJob records finished runs' outcomes (and post-mortem learnings)
 // in the learning system through record.
 func OutcomeJob(record func(ctx context.Context, a OutcomeArgs) error) jobs.Kind {
-	return jobs.Kind{Name: OutcomeJobKind, Handler: func(ctx context.Context, j jobs.Job) error {
-		var a OutcomeArgs
+	return recordJob(OutcomeJobKind, record)
+}
+
+// recordJob is a job kind that decodes its arguments and hands them to
+// record; invalid input and conflicts are permanent failures (a retry
+// cannot fix them), anything else is retried.
+func recordJob[A any](name string, record func(ctx context.Context, a A) error) jobs.Kind {
+	return jobs.Kind{Name: name, Handler: func(ctx context.Context, j jobs.Job) error {
+		var a A
 		if err := j.Decode(&a); err != nil {
 			return err
 		}
