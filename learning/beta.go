@@ -1,6 +1,9 @@
 package learning
 
-import "math"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // Beta is a Beta(α, β) distribution: the posterior of a success rate after
 // α−1 successes and β−1 failures from a uniform prior (soft, decayed
@@ -132,10 +135,17 @@ func (b Beta) Sample(r *Rand) float64 {
 // Rand is a small deterministic random generator (SplitMix64), so that the
 // pure learning package can sample without a hidden global source: the
 // same seed gives the same draws.
-type Rand struct{ state uint64 }
+type Rand struct {
+	state uint64
+	std   *rand.Rand // the standard library's algorithms over this source
+}
 
 // NewRand returns a generator seeded with seed.
-func NewRand(seed uint64) *Rand { return &Rand{state: seed} }
+func NewRand(seed uint64) *Rand {
+	r := &Rand{state: seed}
+	r.std = rand.New(r)
+	return r
+}
 
 // Uint64 returns the next 64 random bits.
 func (r *Rand) Uint64() uint64 {
@@ -149,13 +159,14 @@ func (r *Rand) Uint64() uint64 {
 // Float64 returns a uniform number in [0, 1).
 func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
 
-// norm returns a standard normal number (Box–Muller).
+// norm returns a standard normal number (the standard library's
+// ziggurat over this generator's bits: no logarithm or cosine per draw,
+// unlike Box–Muller).
 func (r *Rand) norm() float64 {
-	u := r.Float64()
-	for u == 0 {
-		u = r.Float64()
+	if r.std == nil {
+		r.std = rand.New(r)
 	}
-	return math.Sqrt(-2*math.Log(u)) * math.Cos(2*math.Pi*r.Float64())
+	return r.std.NormFloat64()
 }
 
 // gamma returns a Γ(shape, 1) number.

@@ -376,7 +376,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	// Only the head of the order is usually read: sort it, and the rest
 	// only if the loop below gets there.
 	sorted := min(len(all), 4*limit+2)
-	sortTop(all, sorted, order)
+	sortTopKeyed(all, sorted, func(s scored) float64 { return s.score }, order)
 	item := func(s scored, reason string) Recommended {
 		cd := cands[s.i]
 		return Recommended{ID: cd.ID, Content: cd.Content, Tags: cd.Tags, Rate: round4(s.post.Mean()),
