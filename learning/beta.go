@@ -1,9 +1,6 @@
 package learning
 
-import (
-	"math"
-	"math/rand/v2"
-)
+import "math"
 
 // Beta is a Beta(α, β) distribution: the posterior of a success rate after
 // α−1 successes and β−1 failures from a uniform prior (soft, decayed
@@ -137,15 +134,13 @@ func (b Beta) Sample(r *Rand) float64 {
 // same seed gives the same draws.
 type Rand struct {
 	state uint64
-	std   *rand.Rand // the standard library's algorithms over this source
+	// spare is the second normal number of the last pair drawn.
+	spare    float64
+	hasSpare bool
 }
 
 // NewRand returns a generator seeded with seed.
-func NewRand(seed uint64) *Rand {
-	r := &Rand{state: seed}
-	r.std = rand.New(r)
-	return r
-}
+func NewRand(seed uint64) *Rand { return &Rand{state: seed} }
 
 // Uint64 returns the next 64 random bits.
 func (r *Rand) Uint64() uint64 {
@@ -159,14 +154,24 @@ func (r *Rand) Uint64() uint64 {
 // Float64 returns a uniform number in [0, 1).
 func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
 
-// norm returns a standard normal number (the standard library's
-// ziggurat over this generator's bits: no logarithm or cosine per draw,
-// unlike Box–Muller).
+// norm returns a standard normal number (Marsaglia's polar method: a
+// point uniform in the unit disc gives two normals with one logarithm and
+// one square root, no trigonometry; the second is kept for the next call).
 func (r *Rand) norm() float64 {
-	if r.std == nil {
-		r.std = rand.New(r)
+	if r.hasSpare {
+		r.hasSpare = false
+		return r.spare
 	}
-	return r.std.NormFloat64()
+	for {
+		u, v := 2*r.Float64()-1, 2*r.Float64()-1
+		s := u*u + v*v
+		if s >= 1 || s == 0 {
+			continue
+		}
+		f := math.Sqrt(-2 * math.Log(s) / s)
+		r.spare, r.hasSpare = v*f, true
+		return u * f
+	}
 }
 
 // gamma returns a Γ(shape, 1) number.

@@ -1,6 +1,7 @@
 package learning_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -136,8 +137,10 @@ func TestThompsonIsReproducible(t *testing.T) {
 	req := learning.GuidanceRequest{Task: "t", Tags: []string{"ui"}}
 	a := c.Recommend(req, choices, x, now, learning.RequestSeed(req, now))
 	b := c.Recommend(req, choices, x, now, learning.RequestSeed(req, now))
-	if fmt.Sprint(a) != fmt.Sprint(b) {
-		t.Fatal("two identical requests drew different rankings")
+	ja, _ := json.Marshal(a) // by value: Explore is a pointer
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatalf("two identical requests drew different rankings:\n%s\n%s", ja, jb)
 	}
 }
 
