@@ -13,6 +13,7 @@ type (
 	CurvePoint    = learningsvc.CurvePoint
 	CurveChange   = learningsvc.CurveChange
 	LearningCurve = learningsvc.LearningCurve
+	KindRanking   = learningsvc.KindRanking
 )
 
 // Bounds and defaults of a CurveQuery.
@@ -36,4 +37,11 @@ const (
 // recovered.
 func (e *Engine) LearningCurve(ctx context.Context, q CurveQuery) (*LearningCurve, error) {
 	return e.learning.LearningCurve(ctx, q)
+}
+
+// KindRankings returns what plan guidance recommends for a task of each
+// kind the project has outcomes of (at most limit strategies each, default
+// 5); none under the seed ranking.
+func (e *Engine) KindRankings(ctx context.Context, project string, limit int) ([]KindRanking, error) {
+	return e.learning.KindRankings(ctx, project, limit)
 }

@@ -237,8 +237,8 @@ type SimilarOptions struct {
 	// kind (0: kinds are not used); CrossKind multiplies the cosine of a
 	// past task whose inferred kind differs from the task's.
 	KindWeight, CrossKind float64
-	// Kind is the task's kind when the request names it (else inferred
-	// from the task when KindWeight > 0).
+	// Kind is the task's kind (named by the request or inferred by the
+	// caller; "" for none).
 	Kind string
 }
 
@@ -249,9 +249,6 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 	q := contextTerms(task)
 	qtags := normTags(tags)
 	qkind := o.Kind
-	if qkind == "" && o.KindWeight > 0 {
-		qkind = InferKind(task)
-	}
 	if (len(q) == 0 && len(qtags) == 0 && o.Kind == "") || len(x.events) == 0 || k <= 0 {
 		return nil
 	}

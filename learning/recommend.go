@@ -209,10 +209,10 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	events := x.Events()
 	var neighbors []Neighbor
 	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 || req.Kind != "" {
-		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1, Kind: req.Kind}
+		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
 		if cc.InferKind || req.Kind != "" {
-			o.KindWeight, o.CrossKind = cc.KindWeight, cc.CrossKind
 			rec.Kind = cmp.Or(req.Kind, InferKind(req.Task))
+			o.Kind, o.KindWeight, o.CrossKind = rec.Kind, cc.KindWeight, cc.CrossKind
 		}
 		neighbors = x.Similar(req.Task, req.Tags, o)
 	}

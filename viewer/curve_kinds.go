@@ -36,19 +36,17 @@ type kindRow struct {
 // maxKindRows bounds the strategies shown per kind.
 const maxKindRows = 5
 
-// kindRankings asks plan guidance once per kind and keeps the kinds with
-// similar past tasks.
+// kindRankings reads the engine's rankings by kind and orders each by
+// estimated rate for the page.
 func kindRankings(ctx context.Context, e *kaizen.Engine, project string) ([]kindRanking, error) {
+	rankings, err := e.KindRankings(ctx, project, maxKindRows)
+	if err != nil {
+		return nil, err
+	}
 	var out []kindRanking
-	for _, kind := range learning.TaskKinds {
-		g, err := e.PlanGuidance(ctx, kaizen.PlanInput{Project: project, Kind: kind, Limit: maxKindRows})
-		if err != nil {
-			return nil, err
-		}
-		if len(g.SimilarTasks) == 0 || g.Ranking == learning.RankingSeed {
-			continue
-		}
-		kr := kindRanking{Kind: kind, Similar: len(g.SimilarTasks)}
+	for _, r := range rankings {
+		g := r.Recommendation
+		kr := kindRanking{Kind: r.Kind, Similar: len(g.SimilarTasks)}
 		recs := slices.Clone(g.Recommended)
 		// the ranking's order is a draw under thompson: show the rates
 		slices.SortStableFunc(recs, func(a, b learning.Recommended) int { return cmp.Compare(b.Rate, a.Rate) })

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -32,28 +31,8 @@ import (
 func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 	t.Parallel()
 	bin := kaizenBinary(t)
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "team", "standard-dev.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	home, work := t.TempDir(), t.TempDir()
 	const project = "standard-e2e"
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // hang guard only
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", script)
-	cmd.Env = append(os.Environ(), "KAIZEN="+bin, "KAIZEN_HOME="+home, "KAIZEN_PROJECT="+project, "WORK="+work,
-		"KAIZEN_TOKEN=", "KAIZEN_SERVER_ADDR=")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Run(); err != nil {
-		serveLog, _ := os.ReadFile(filepath.Join(work, "serve.log"))
-		t.Fatalf("the example failed: %v\n%s\ndaemon log:\n%s", err, out.String(), serveLog)
-	}
-	log := out.String()
+	home, work, log := runTeamExample(t, "standard-dev.sh", project, 20*time.Minute)
 	// the daemon really was killed and came back
 	if !strings.Contains(log, "killed (SIGKILL) with CP-1 in state") || strings.Count(log, "killed (SIGKILL)") != 3 || strings.Count(log, ": kaizen serving on ") != 4 {
 		t.Fatalf("no kill -9 and restart in the run:\n%s", log)
@@ -61,7 +40,7 @@ func TestStandardDevelopmentSurvivesKill(t *testing.T) {
 
 	kz := func(args ...string) []byte {
 		t.Helper()
-		c := exec.CommandContext(ctx, bin, append([]string{"--home", home, "--project", project}, args...)...)
+		c := exec.CommandContext(t.Context(), bin, append([]string{"--home", home, "--project", project}, args...)...)
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
 		b, err := c.Output()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -20,28 +19,10 @@ import (
 func TestThreeScriptedWorkersExample(t *testing.T) {
 	t.Parallel()
 	bin := kaizenBinary(t)
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "team", "three-workers.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	home, work := t.TempDir(), t.TempDir()
 	const project = "three-e2e"
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // hang guard only
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", script)
-	cmd.Env = append(os.Environ(), "KAIZEN="+bin, "KAIZEN_HOME="+home, "KAIZEN_PROJECT="+project, "WORK="+work,
-		"KAIZEN_TOKEN=", "KAIZEN_SERVER_ADDR=")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the example failed: %v\n%s", err, out.String())
-	}
-	if !strings.Contains(out.String(), "kaizen serving on ") || !strings.Contains(out.String(), "three workers finished the graph") {
-		t.Fatalf("output:\n%s", out.String())
+	home, work, out := runTeamExample(t, "three-workers.sh", project, 10*time.Minute)
+	if !strings.Contains(out, "kaizen serving on ") || !strings.Contains(out, "three workers finished the graph") {
+		t.Fatalf("output:\n%s", out)
 	}
 	c := exec.Command(bin, "--home", home, "--project", project, "--json", "team", "task", "list", "--team", "web")
 	raw, err := c.Output()

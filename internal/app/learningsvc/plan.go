@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
 	"github.com/kaizenhq/kaizen/learning"
@@ -13,6 +14,40 @@ import (
 
 // PlanInput asks for guidance before planning a task.
 type PlanInput = learning.GuidanceRequest
+
+// patternSet is a project's patterns as guidance reads them at an
+// instant: every pattern but the anti-patterns with its maturity
+// evaluated, the anti-patterns, and the reasons of manual changes.
+type patternSet struct {
+	views   []learning.PatternView
+	antis   []learning.Pattern
+	reasons map[string]string
+}
+
+// patternViews evaluates the project's patterns at now (views is reused
+// for the result).
+func (s *Service) patternViews(ctx context.Context, tx store.Tx, project string, now time.Time, views []learning.PatternView) (patternSet, error) {
+	recs, err := s.cache.records(ctx, tx, project)
+	if err != nil {
+		return patternSet{}, err
+	}
+	ps := patternSet{views: views, reasons: map[string]string{}}
+	for _, r := range recs {
+		if r.Pattern.Kind == learning.KindAntiPattern {
+			ps.antis = append(ps.antis, r.Pattern)
+			continue
+		}
+		ev, err := s.evaluate(ctx, tx, r.Maturity, now)
+		if err != nil {
+			return patternSet{}, err
+		}
+		ps.views = append(ps.views, learning.PatternView{Pattern: &r.Pattern, Maturity: ev})
+		if r.Maturity.ManualReason != "" {
+			ps.reasons[r.Pattern.ID] = r.Maturity.ManualReason
+		}
+	}
+	return ps, nil
+}
 
 // viewBuffers recycles the per-plan slice of pattern views (one entry per
 // pattern of the project), so planning creates little garbage.
@@ -51,32 +86,16 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 	}
 	var g learning.Guidance
 	err = s.env.View(ctx, op, func(tx store.Tx) error {
-		recs, err := s.cache.records(ctx, tx, project)
-		if err != nil {
-			return err
-		}
 		buf := viewBuffers.Get().(*[]learning.PatternView)
 		defer func() {
 			clear(*buf) // drop the references before pooling
 			viewBuffers.Put(buf)
 		}()
-		views := (*buf)[:0]
-		reasons := map[string]string{}
-		var antis []learning.Pattern
-		for _, r := range recs {
-			if r.Pattern.Kind == learning.KindAntiPattern {
-				antis = append(antis, r.Pattern)
-				continue
-			}
-			ev, err := s.evaluate(ctx, tx, r.Maturity, now)
-			if err != nil {
-				return err
-			}
-			views = append(views, learning.PatternView{Pattern: &r.Pattern, Maturity: ev})
-			if r.Maturity.ManualReason != "" {
-				reasons[r.Pattern.ID] = r.Maturity.ManualReason
-			}
+		pv, err := s.patternViews(ctx, tx, project, now, (*buf)[:0])
+		if err != nil {
+			return err
 		}
+		views := pv.views
 		cs, err := tx.ListCriteria(ctx, project)
 		if err != nil {
 			return err
@@ -95,7 +114,7 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 				return err
 			}
 		}
-		g = s.lc.BuildGuidance(in, views, reasons, antis, weights, open, now)
+		g = s.lc.BuildGuidance(in, views, pv.reasons, pv.antis, weights, open, now)
 		if s.lc.Ranking == learning.RankingSeed {
 			g.Recommendation = learning.SeedRecommendation(g)
 		} else {
