@@ -41,6 +41,12 @@ type RecallThresholds struct {
 	// the engine's reads of recalls, heuristic feedback and Close wait
 	// for the writes in flight.
 	SyncWrites bool `toml:"sync_writes" json:"sync_writes"`
+	// TopicText is what a heuristic's topic similarity is measured on:
+	// TopicLesson ("lesson", the default: trigger, rule and why, embedded
+	// at recall time by an in-process embedder) or TopicStored
+	// ("trigger_rule": the stored vector deduplication uses). With a
+	// remote embedder "lesson" falls back to "trigger_rule".
+	TopicText string `toml:"topic_text" json:"topic_text"`
 }
 
 // RecallCalibration is an abstention calibrated for one embedder.
@@ -85,6 +91,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.48, Relative: 0.5},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.42, Relative: 0.75},
 	}
 }

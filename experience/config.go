@@ -146,7 +146,7 @@ func DefaultConfig() Config {
 		RecallTopK:             3,
 		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
 		Merge:                  MergeThresholds{Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
-		Recall:                 RecallThresholds{MinTrigger: 0.5, Calibrated: OfflineRecallCalibration()},
+		Recall:                 RecallThresholds{MinTrigger: 0.5, Calibrated: OfflineRecallCalibration(), TopicText: TopicLesson},
 		Lifecycle: Lifecycle{PromoteSupportTasks: 2, PromoteEvidence: 3, MisleadingStreak: 3,
 			ValidatedWithinDays: 7},
 		Filter: Filter{MaxMemories: 3, MaxHeuristics: 2, MaxTotal: 5, MaxSkills: 2,
@@ -219,6 +219,11 @@ func (c Config) Validate() error {
 	unit("recall.min_topic", c.Recall.MinTopic)
 	unit("recall.relative", c.Recall.Relative)
 	unit("recall.min_trigger", c.Recall.MinTrigger)
+	switch c.Recall.TopicText {
+	case "", TopicLesson, TopicStored: // "" is the default, TopicLesson
+	default:
+		bad("recall.topic_text", "must be %q or %q, got %q", TopicLesson, TopicStored, c.Recall.TopicText)
+	}
 	for id, r := range c.Recall.Calibrated {
 		unit("recall.calibrated."+id+".min_topic", r.MinTopic)
 		unit("recall.calibrated."+id+".relative", r.Relative)

@@ -396,7 +396,7 @@ func (s *Service) recallHeuristics(ctx context.Context, tx store.Tx, project str
 		if !experience.Recallable(h.Status) {
 			continue
 		}
-		s := experience.ScoreHeuristic(s.cfg.Weights, s.topicSimilarity(topic[h.ID]), experience.TriggerSimilarity(live, h.Trigger),
+		s := experience.ScoreHeuristic(s.cfg.Weights, s.topicSimilarity(s.lessonTopic(qv, &h, topic[h.ID])), experience.TriggerSimilarity(live, h.Trigger),
 			experience.QualityWeight(h, now, s.cfg.Lifecycle))
 		scores[h.ID] = s
 		out = append(out, experience.Candidate{Kind: experience.ItemHeuristic, RefID: h.ID, Score: s.Score, Heuristic: &h})

@@ -46,6 +46,9 @@ type Service struct {
 	recallWrites inflight
 	// turnSeq is the last capture order given to a turn (nextTurnSeq).
 	turnSeq atomic.Int64
+	// lessons caches whole-lesson vectors for recall's topic similarity
+	// (recall.topic_text = "lesson").
+	lessons lessonVectors
 }
 
 // Options configure the experience service.

@@ -1,0 +1,73 @@
+package experiencesvc
+
+import (
+	"hash/maphash"
+	"sync"
+
+	"github.com/kaizenhq/kaizen/experience"
+)
+
+// textEmbedder is an embedder that runs in process: cheap enough to embed
+// a recall's candidate lessons while the agent waits (the offline
+// embedder: ~12 µs per lesson).
+type textEmbedder interface {
+	EmbedText(text string) []float32
+}
+
+// lessonVectors caches the vectors of whole lessons (experience.RecallText)
+// by the hash of their text, so a lesson edited or merged is embedded
+// again and an unchanged one is not. It holds at most lessonVectorCap
+// vectors and is emptied when full (recall then re-embeds at most a pool
+// of candidates, well under a millisecond).
+type lessonVectors struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	vecs map[uint64][]float32
+}
+
+const lessonVectorCap = 4096
+
+func (c *lessonVectors) get(e textEmbedder, text string) []float32 {
+	c.mu.Lock()
+	if c.vecs == nil {
+		c.seed = maphash.MakeSeed()
+		c.vecs = make(map[uint64][]float32)
+	}
+	key := maphash.String(c.seed, text)
+	v, ok := c.vecs[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = e.EmbedText(text)
+	c.mu.Lock()
+	if len(c.vecs) >= lessonVectorCap {
+		clear(c.vecs)
+	}
+	c.vecs[key] = v
+	c.mu.Unlock()
+	return v
+}
+
+// lessonTopic is a heuristic's cosine to the query vector qv, measured as
+// recall.topic_text says: on the whole lesson (trigger, rule and why) when
+// the embedder runs in process, else stored, the cosine of the stored
+// trigger-and-rule vector.
+func (s *Service) lessonTopic(qv []float32, h *experience.Heuristic, stored float64) float64 {
+	if s.cfg.Recall.TopicText == experience.TopicStored {
+		return stored
+	}
+	e, ok := s.embedder.(textEmbedder)
+	if !ok {
+		return stored
+	}
+	v := s.lessons.get(e, experience.RecallText(h.Kind, h.Trigger, h.Rule, h.Why))
+	if len(v) != len(qv) {
+		return stored
+	}
+	var dot float64
+	for i := range v {
+		dot += float64(v[i]) * float64(qv[i])
+	}
+	return dot
+}
