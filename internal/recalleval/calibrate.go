@@ -94,7 +94,16 @@ func Simulate(results []QueryResult, c experience.RecallCalibration, max int) Si
 // ties go to the higher relevant share, then the lower thresholds. The
 // grid and the order are fixed, so the choice is reproducible.
 func Calibrate(results []QueryResult, max int, maxFalse float64) Simulated {
-	return calibrate(results, max, maxFalse, false)
+	return calibrate(results, max, maxFalse, 0, false)
+}
+
+// CalibrateRelevant is Calibrate with a second constraint: the relevant
+// share of what is injected must reach minRelevant (issue 18: relevant or
+// nothing, at least 0.8 of injected lessons relevant). When no point of
+// the grid meets both constraints it returns the one Calibrate returns
+// (and the caller sees the shortfall in InjectedRelevant).
+func CalibrateRelevant(results []QueryResult, max int, maxFalse, minRelevant float64) Simulated {
+	return calibrate(results, max, maxFalse, minRelevant, false)
 }
 
 // CalibrateLead is Calibrate with the stand-out rule on the grid too
@@ -104,10 +113,20 @@ func Calibrate(results []QueryResult, max int, maxFalse float64) Simulated {
 // of answerable queries against 0.27 at false injection 0.05, but on the
 // holdout splits false injection rose above 0.1 (docs/experience.md).
 func CalibrateLead(results []QueryResult, max int, maxFalse float64) Simulated {
-	return calibrate(results, max, maxFalse, true)
+	return calibrate(results, max, maxFalse, 0, true)
 }
 
-func calibrate(results []QueryResult, max int, maxFalse float64, lead bool) Simulated {
+func calibrate(results []QueryResult, max int, maxFalse, minRelevant float64, lead bool) Simulated {
+	if minRelevant > 0 {
+		if s, ok := calibrateGrid(results, max, maxFalse, minRelevant, lead); ok {
+			return s
+		}
+	}
+	s, _ := calibrateGrid(results, max, maxFalse, 0, lead)
+	return s
+}
+
+func calibrateGrid(results []QueryResult, max int, maxFalse, minRelevant float64, lead bool) (Simulated, bool) {
 	var best Simulated
 	found := false
 	leads := []int{0}
@@ -125,7 +144,7 @@ func calibrate(results []QueryResult, max int, maxFalse float64, lead bool) Simu
 					c := experience.RecallCalibration{MinTopic: float64(mt) / 100, Relative: float64(rl) / 100,
 						Lead: float64(ld) / 100, LeadFloor: float64(fl) / 100}
 					s := Simulate(results, c, max)
-					if s.FalseInjection > maxFalse+1e-9 {
+					if s.FalseInjection > maxFalse+1e-9 || s.InjectedRelevant < minRelevant-1e-9 {
 						continue
 					}
 					if !found || s.InjectedHit > best.InjectedHit+1e-9 ||
@@ -136,7 +155,7 @@ func calibrate(results []QueryResult, max int, maxFalse float64, lead bool) Simu
 			}
 		}
 	}
-	return best
+	return best, found
 }
 
 // PairSimilarity is one dedup pair's label, the cosine of its two
