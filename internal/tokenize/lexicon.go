@@ -29,9 +29,9 @@ crash: crash crashes crashed panic fatal killed | 崩溃 挂掉 宕机 挂了
 error: error errors exception exceptions failure | 错误 异常 报错 出错
 catch: catch swallow swallowed silently ignore ignored except quiet quietly | 捕获 吞掉 吞了 忽略
 fail: fail fails failed failing broken break breaks | 失败 坏了 不可用 挂了
-test: test tests testing unittest spec assert assertion | 测试 单测 单元测试 断言 用例
+test: test tests testing unittest spec assert assertion expect expected expectation | 测试 单测 单元测试 断言 用例 预期
 flaky: flaky intermittent intermittently sometimes randomly occasionally | 偶尔 偶发 不稳定 时好时坏 随机
-sleep: sleep sleeps delay wait | 睡眠 等待 延时 延迟
+sleep: sleep sleeps delay wait pause pauses paused | 睡眠 等待 延时 延迟 停顿
 fake: fake mock mocks stub stubs sandbox recorded patch patched patching | 模拟 桩 假的 沙箱 打桩
 external: external thirdparty third party provider upstream downstream remote public exposed | 外部 第三方 下游 上游 远程 远端 对外 公开 开放
 api: api apis endpoint endpoints rest interface route | 接口 端点 路由
@@ -67,12 +67,12 @@ merge: merge merging merged | 合并
 rebase: rebase rebased rebasing | 变基
 git: git branch branches | 分支 仓库
 push: push pushed pushing force | 推送 推上去 强推 强制推送
-history: history rewrite rewriting | 历史 改写
+history: history rewrite rewriting squash squashed squashing fixup | 历史 改写 压缩提交 整理提交
 commit: commit commits message | 提交 提交信息
 team: team teammate teammates colleague colleagues others | 团队 同事 别人
 docker: docker dockerfile container containers image images | 镜像 容器
 build: build builds building compile compiles compiling | 构建 编译
-cache: cache caches caching cached | 缓存
+cache: cache caches caching cached redis memcached memcache | 缓存
 expire: expire expiry expiration ttl stale invalidate invalidation outdated | 过期 失效 旧值 旧数据 陈旧
 serialize: serialize serialization deserialize format encoding marshal unmarshal | 序列化 反序列化 格式
 kubernetes: kubernetes k8s pod pods deployment | 容器编排
@@ -82,7 +82,7 @@ log: log logs logging logger | 日志 打日志
 trace: trace tracing correlation follow | 追踪 链路 跟踪
 id: id ids identifier | 编号 标识
 sensitive: sensitive privacy pii personal phone mask masking redact | 敏感 隐私 脱敏 手机号 身份证
-secret: secret secrets token tokens credential credentials apikey key keys | 密钥 令牌 凭证 秘钥
+secret: secret secrets token tokens credential credentials apikey accesskey key keys | 密钥 令牌 凭证 秘钥
 hardcode: hardcode hardcoded hardcoding embed | 硬编码 写死 写在代码
 env: environment env variable variables envvar | 环境变量 环境
 config: config configuration configure settings setting conf | 配置 配置文件 设置
@@ -100,7 +100,7 @@ timezone: timezone zone utc dst daylight local | 时区 夏令时
 schedule: schedule scheduled scheduler cron crontab job jobs nightly daily | 定时 定时任务 调度 计划任务 每天
 float: float floating decimal rounding precision tolerance | 浮点 浮点数 精度 误差 小数
 money: money price prices amount amounts billing payment payments charge charged cents invoice | 金额 价格 支付 扣款 付款 账单 对账
-page: pagination paginate paginating offset page pages | 分页 翻页 页码
+page: pagination paginate paginating offset page pages | 分页 翻页 页码 翻到
 limit: limit maximum max cap | 上限 最大 限制
 list: list lists array arrays items | 列表 数组
 batch: batch batches bulk preload eager | 批量 预加载
@@ -121,7 +121,7 @@ default: default defaults | 默认 默认值
 mutable: mutable shared | 可变 共享
 variable: variable variables var | 变量
 shell: shell bash script scripts | 脚本
-pipeline: pipeline ci workflow workflows actions job | 流水线 持续集成
+pipeline: pipeline ci workflow workflows actions job runner runners | 流水线 持续集成
 smoke: smoke sanity | 冒烟
 reload: reload restart | 重新加载 重启
 nginx: nginx gateway proxy | 网关 反向代理
@@ -151,6 +151,8 @@ lint: lint linter eslint warning warnings disable disabled | 告警 警告
 ssr: ssr hydration hydrate mismatch | 水合 服务端渲染
 packaging: packaging pyproject wheel entrypoint | 打包 入口点
 path: path paths directory traversal filename | 路径 目录 文件名
+local: local locally laptop workstation | 本地 本机
+backfill: backfill backfilling populate populating | 回填 补数据 刷数据
 `
 
 type lexicon struct {
