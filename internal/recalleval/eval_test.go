@@ -26,7 +26,7 @@ type evalSet struct {
 	// extra lists more files of queries against the same lessons (their
 	// records carry their split).
 	extra []string
-	pairs   map[string]string
+	pairs map[string]string
 }
 
 var sets = []evalSet{
@@ -40,7 +40,7 @@ var sets = []evalSet{
 		// no-answer queries and 40 paraphrase and cross-language ones,
 		// all dev (docs/experience.md).
 		extra: []string{"../../testdata/recall-eval/independent-extra-dev.jsonl"},
-		pairs:   map[string]string{"dev": "../../testdata/eval/dedup/pairs.jsonl", "holdout": "../../testdata/eval/dedup/pairs.jsonl"}},
+		pairs: map[string]string{"dev": "../../testdata/eval/dedup/pairs.jsonl", "holdout": "../../testdata/eval/dedup/pairs.jsonl"}},
 }
 
 // Report is one set's measures on one split.
