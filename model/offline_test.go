@@ -36,11 +36,11 @@ func digest(v []float32) string {
 func TestOfflineEmbedderIdentity(t *testing.T) {
 	t.Parallel()
 	e := NewOfflineEmbedder(0)
-	if e.ID() != "offline-hash-v2@512" || e.Dimension() != 512 {
+	if e.ID() != "offline-hash-v3@512" || e.Dimension() != 512 {
 		t.Errorf("default: ID %q, dimension %d", e.ID(), e.Dimension())
 	}
 	e = NewOfflineEmbedder(256)
-	if e.ID() != "offline-hash-v2@256" || e.Dimension() != 256 {
+	if e.ID() != "offline-hash-v3@256" || e.Dimension() != 256 {
 		t.Errorf("256: ID %q, dimension %d", e.ID(), e.Dimension())
 	}
 	if NewOfflineEmbedder(7).Dimension() != DefaultOfflineDimension {
@@ -318,5 +318,18 @@ func BenchmarkDot512(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = Dot(x, y)
+	}
+}
+
+// The offline embedder's output depends on the bilingual lexicon: the
+// lexicon this version was made with is pinned here. When the lexicon
+// changes, bump OfflineEmbedderName (stores then re-embed on open) and
+// update the digest; recalibrate the thresholds keyed by the new id
+// (internal/recalleval: TestCalibrateAbstention, TestCalibrateMerge).
+func TestOfflineEmbedderVersionPinsTheLexicon(t *testing.T) {
+	const version, digest = "offline-hash-v3", "8942982cd4d295e2"
+	if OfflineEmbedderName != version || tokenize.LexiconDigest() != digest {
+		t.Fatalf("embedder %s with lexicon %s; pinned: %s with lexicon %s — a changed lexicon needs a new embedder version",
+			OfflineEmbedderName, tokenize.LexiconDigest(), version, digest)
 	}
 }

@@ -1,6 +1,10 @@
 package tokenize
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
 
 // The bilingual lexicon maps English words and Chinese terms of software
 // work to shared concepts, so that the offline embedder gives an English
@@ -232,3 +236,13 @@ func ConceptName(c int) string {
 
 // ConceptCount is the number of concepts in the lexicon.
 func ConceptCount() int { return len(lex.concept) }
+
+// LexiconDigest fingerprints the lexicon (the first 16 hex digits of the
+// SHA-256 of its source). The offline embedder's output depends on it, so
+// a test in package model pins it next to the embedder's version: a
+// changed lexicon must come with a new version (stored vectors are then
+// re-embedded instead of compared across two vocabularies).
+func LexiconDigest() string {
+	sum := sha256.Sum256([]byte(lexiconSource))
+	return hex.EncodeToString(sum[:8])
+}
