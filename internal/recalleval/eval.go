@@ -51,6 +51,7 @@ type Pair struct {
 	B             Lesson `json:"b"`
 	CrossLanguage bool   `json:"cross_language"`
 	HardNegative  bool   `json:"hard_negative"`
+	Topic         string `json:"topic,omitempty"`
 	Split         string `json:"split"`
 }
 

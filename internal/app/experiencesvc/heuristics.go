@@ -35,24 +35,35 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 	}
 	var batch []made
 	thresholds := s.cfg.Merge.For(s.embedder.ID())
+	clf := s.cfg.Merge.Classifier(s.embedder.ID())
 	changes := make([]HeuristicChange, 0, len(cands))
 	for i, c := range cands {
 		vec := vecs[i]
 		best, bestID := math.Inf(-1), ""
+		var near []mergeNeighbour
 		if !veccache.ZeroVector(vec) {
-			if hits, err := ix.Search(vec, 1); err != nil {
+			if hits, err := ix.Search(vec, mergeNeighbours); err != nil {
 				return nil, err
 			} else if len(hits) > 0 {
 				best, bestID = float64(hits[0].Score), hits[0].ID
+				for _, h := range hits {
+					near = append(near, mergeNeighbour{h.ID, float64(h.Score)})
+				}
 			}
 			for _, m := range batch {
-				if s := dot(vec, m.vec); s > best {
+				s := dot(vec, m.vec)
+				if s > best {
 					best, bestID = s, m.id
 				}
+				near = append(near, mergeNeighbour{m.id, s})
 			}
 		}
 		d := experience.DecideMerge(best, bestID, thresholds)
-		if d.Action == experience.EvidenceAppend {
+		if clf != nil {
+			if d, err = s.classifyMerge(ctx, tx, project, c, clf, near); err != nil {
+				return nil, err
+			}
+		} else if d.Action == experience.EvidenceAppend {
 			// Appending makes the lesson evidence of another: only within
 			// the same kind (docs/experience.md).
 			target, err := tx.GetHeuristic(ctx, project, d.TargetID)

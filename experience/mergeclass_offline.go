@@ -1,0 +1,3 @@
+package experience
+
+func OfflineMergeClassifier() *MergeClassifier { return nil }
