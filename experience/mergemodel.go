@@ -22,6 +22,13 @@ const (
 // MergeClasses names the classes in order.
 var MergeClasses = []string{"duplicate", "related", "unrelated"}
 
+func (c MergeClass) String() string {
+	if c < 0 || int(c) >= len(MergeClasses) {
+		return "MergeClass(" + strconv.Itoa(int(c)) + ")"
+	}
+	return MergeClasses[c]
+}
+
 // ParseMergeClass returns the class of a label.
 func ParseMergeClass(label string) (MergeClass, error) {
 	for i, c := range MergeClasses {

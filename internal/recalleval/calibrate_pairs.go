@@ -3,6 +3,7 @@ package recalleval
 import (
 	"cmp"
 	"fmt"
+	"go/format"
 	"math"
 	"slices"
 	"strconv"
@@ -224,7 +225,8 @@ func (s PairScore) String() string {
 		s.Right, s.Pairs, s.Accuracy(), s.Folded, s.Confusion[0], s.Confusion[1], s.Confusion[2])
 }
 
-func (s *PairScore) add(label experience.MergeClass, act experience.EvidenceAction) {
+// Add counts one decision.
+func (s *PairScore) Add(label experience.MergeClass, act experience.EvidenceAction) {
 	col := map[experience.EvidenceAction]int{experience.EvidenceUpdated: 0, experience.EvidenceAppend: 1, experience.EvidenceCreated: 2}[act]
 	s.Pairs++
 	s.Confusion[label][col]++
@@ -248,7 +250,7 @@ func ScoreMergeClassifier(m *experience.MergeClassifier, pairs []PairFeatures, s
 		if err != nil {
 			return s, fmt.Errorf("pair %s: %w", p.ID, err)
 		}
-		s.add(p.Label, act)
+		s.Add(p.Label, act)
 	}
 	return s, nil
 }
@@ -278,9 +280,9 @@ func CrossValidateMerge(pairs []PairFeatures, opt FitOptions) (scored, all PairS
 			if err != nil {
 				return scored, all, fmt.Errorf("pair %s: %w", p.ID, err)
 			}
-			all.add(p.Label, act)
+			all.Add(p.Label, act)
 			if p.Scored {
-				scored.add(p.Label, act)
+				scored.Add(p.Label, act)
 			}
 		}
 	}
@@ -375,5 +377,9 @@ func MergeClassifierSource(r *MergeCalibrationResult, command string) string {
 		fmt.Fprintf(&b, "\t\t\t%s, // %s\n", list(row), experience.MergeClasses[c])
 	}
 	fmt.Fprintf(&b, "\t\t},\n\t\tFoldCost: %s,\n\t}\n}\n", f(m.FoldCost))
-	return b.String()
+	src, err := format.Source([]byte(b.String()))
+	if err != nil {
+		return b.String() // the test that writes it fails on gofmt
+	}
+	return string(src)
 }

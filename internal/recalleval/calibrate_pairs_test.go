@@ -163,3 +163,58 @@ func sameClassifier(a, b *experience.MergeClassifier, tol float64) string {
 	}
 	return ""
 }
+
+func TestExploreAblation(t *testing.T) {
+	if os.Getenv("KAIZEN_EXPLORE") == "" {
+		t.Skip("exploration")
+	}
+	pairs := devMergePairs(t, "drop")
+	var base recalleval.PairScore
+	for _, p := range pairs {
+		if !p.Scored {
+			continue
+		}
+		act := recalleval.DecideMerge(recalleval.PairSimilarity{Label: p.Label.String(), Cosine: p.X[0], SameKind: p.X[9] == 1},
+			experience.OfflineMergeCalibration()[experience.OfflineMergeEmbedderID()])
+		base.Add(p.Label, act)
+	}
+	t.Logf("thresholds 0.55/0.55 on scored dev: %v", base)
+	opts := []recalleval.FitOptions{{Lambda: 0.1, FoldCost: 5}, {Lambda: 0.03, FoldCost: 5}, {Lambda: 0.01, Balance: true, FoldCost: 5}}
+	for _, opt := range opts {
+		cv, all, err := recalleval.CrossValidateMerge(pairs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v all features: %v | all %.3f", opt, cv, all.Accuracy())
+		for j, name := range experience.MergeFeatureNames {
+			cp := make([]recalleval.PairFeatures, len(pairs))
+			for i, p := range pairs {
+				cp[i] = p
+				cp[i].X = slices.Clone(p.X)
+				cp[i].X[j] = 0
+			}
+			cv, all, _ := recalleval.CrossValidateMerge(cp, opt)
+			t.Logf("  without %-20s gain %5.0f %v | all %.3f", name, cv.Gain(5), cv, all.Accuracy())
+		}
+	}
+	// means per label of the scored pairs
+	for c := range 3 {
+		var sum []float64
+		n := 0
+		for _, p := range pairs {
+			if p.Scored && int(p.Label) == c {
+				if sum == nil {
+					sum = make([]float64, len(p.X))
+				}
+				for j, v := range p.X {
+					sum[j] += v
+				}
+				n++
+			}
+		}
+		for j := range sum {
+			sum[j] = math.Round(sum[j]/float64(n)*1000) / 1000
+		}
+		t.Logf("%s means %v", experience.MergeClasses[c], sum)
+	}
+}
