@@ -176,3 +176,18 @@ func TestMergeClassifierCosts(t *testing.T) {
 		t.Errorf("fold cost 1: %v", act)
 	}
 }
+
+func BenchmarkMergeDecide(b *testing.B) {
+	a := MergeLesson{Kind: KindAvoid, Trigger: "when adding automatic retries to an HTTP client", Rule: "do not retry POST requests that are not idempotent unless the request carries an idempotency key"}
+	c := MergeLesson{Kind: KindAvoid, Trigger: "在给 HTTP 客户端加自动重试时", Rule: "不要对非幂等的 POST 请求盲目重试，除非带上幂等键"}
+	embed, m := offlineEmbed(), OfflineMergeClassifier()
+	for b.Loop() {
+		x, err := MergeFeatures(a, c, embed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := m.Decide(x); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

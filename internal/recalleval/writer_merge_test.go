@@ -103,3 +103,28 @@ func TestWriterMergeThresholdMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterKeepsDistinctLessons loads the 86 lessons of testdata/eval
+// (distinct lessons by construction, several in tight neighbourhoods:
+// seven about migrations, two about deadlocks, two about lock files…)
+// through the writer: none may be folded into another. With the cosine
+// thresholds three were (L021, L037 and L046 into L016).
+func TestWriterKeepsDistinctLessons(t *testing.T) {
+	b := testkit.Open(t, "sqlite")
+	lessons, err := recalleval.ReadJSONL[recalleval.Lesson]("../../testdata/eval/recall/lessons.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := recalleval.Load(context.Background(), b.E, "eval", lessons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]string{}
+	for _, l := range lessons {
+		if f, ok := first[ids[l.ID]]; ok {
+			t.Errorf("lesson %s was folded into %s", l.ID, f)
+		} else {
+			first[ids[l.ID]] = l.ID
+		}
+	}
+}
