@@ -72,19 +72,21 @@ type FitOptions struct {
 	FoldCost float64
 }
 
-// fitIterations and fitStep fix the gradient descent: full batch, a
-// constant step, a fixed number of steps and a fixed summation order, so
-// that a fit is reproducible.
+// fitIterations, fitStep and fitTolerance fix the gradient descent: full
+// batch, a constant step, at most fitIterations steps, stopping when no
+// component of the gradient exceeds fitTolerance, in a fixed summation
+// order, so that a fit is reproducible.
 const (
 	fitIterations = 3000
 	fitStep       = 0.5
+	fitTolerance  = 1e-10
 )
 
 // FitMergeClassifier fits a multinomial logistic regression to pairs:
 // features standardised by their weighted mean and standard deviation,
 // weighted cross-entropy plus Lambda/2·|w|² (biases not penalised),
 // minimised by full-batch gradient descent with Nesterov momentum from
-// zero. Deterministic: the same pairs in the same order give the same
+// zero (fitIterations, fitStep, fitTolerance). Deterministic: the same pairs in the same order give the same
 // weights.
 func FitMergeClassifier(pairs []PairFeatures, opt FitOptions) (*experience.MergeClassifier, error) {
 	if len(pairs) == 0 {
@@ -146,6 +148,9 @@ func FitMergeClassifier(pairs []PairFeatures, opt FitOptions) (*experience.Merge
 			look[k] = theta[k] + mom*(theta[k]-prev[k])
 		}
 		gradient(look, z, pairs, w, total, opt.Lambda, n, grad)
+		if maxAbs(grad) < fitTolerance {
+			break
+		}
 		copy(prev, theta)
 		for k := range theta {
 			theta[k] = look[k] - fitStep*grad[k]
@@ -155,6 +160,14 @@ func FitMergeClassifier(pairs []PairFeatures, opt FitOptions) (*experience.Merge
 		m.Weights[c] = slices.Clone(theta[c*(n+1) : (c+1)*(n+1)])
 	}
 	return m, nil
+}
+
+func maxAbs(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m = max(m, math.Abs(x))
+	}
+	return m
 }
 
 // gradient writes into g the gradient of the weighted mean cross-entropy
@@ -291,7 +304,7 @@ func CrossValidateMerge(pairs []PairFeatures, opt FitOptions) (scored, all PairS
 
 // MergeLambdas is the grid of L2 penalties CalibrateMergeClassifier
 // searches.
-var MergeLambdas = []float64{0.001, 0.003, 0.01, 0.03, 0.1}
+var MergeLambdas = []float64{0.003, 0.01, 0.03, 0.1, 0.3, 1}
 
 // MergeCalibrationResult is what CalibrateMergeClassifier chose and
 // measured.
