@@ -85,6 +85,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.48, Relative: 0.8},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.48, Relative: 0.5},
 	}
 }
