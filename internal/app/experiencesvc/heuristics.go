@@ -16,10 +16,11 @@ import (
 
 // mergeHeuristics merges an experience's lessons into the heuristic store:
 // each candidate is compared (cosine) with the existing heuristics and
-// the candidates merged before it; by the calibrated thresholds it
-// updates a near duplicate (evidence and support), appends evidence to a
-// related heuristic, or becomes a new candidate. The caller holds the
-// project's writer lock.
+// the candidates merged before it; by the merge classifier (its nearest
+// heuristics, classifyMerge) or, without one, the calibrated thresholds
+// (its nearest heuristic) it updates a near duplicate (evidence and
+// support), appends evidence to a related heuristic, or becomes a new
+// candidate. The caller holds the project's writer lock.
 func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter, taskID string,
 	cands []experience.TransferableHeuristic, vecs [][]float32, now time.Time) ([]HeuristicChange, error) {
 	project := w.project
