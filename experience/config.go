@@ -74,6 +74,12 @@ type Weights struct {
 // (0.85, 0.60) are starting proposals; Calibrated overrides them per
 // embedder id (see docs/experience.md for the calibration).
 type MergeThresholds struct {
+	// Method is how the writer decides: "classifier" (the default) uses
+	// the merge classifier fitted for the embedder when one is shipped
+	// (MergeClassifierFor; the offline embedder's) and the thresholds
+	// otherwise; "threshold" always uses the thresholds
+	// (docs/experience.md, "The merge classifier").
+	Method     string                      `toml:"method" json:"method,omitempty"`
 	Update     float64                     `toml:"update" json:"update"`
 	Append     float64                     `toml:"append" json:"append"`
 	Calibrated map[string]MergeCalibration `toml:"calibrated" json:"calibrated,omitempty"`
@@ -216,6 +222,9 @@ func (c Config) Validate() error {
 		}
 	}
 	checkMerge("merge", MergeCalibration{Update: c.Merge.Update, Append: c.Merge.Append})
+	if !slices.Contains(MergeMethods, c.Merge.Method) {
+		bad("merge.method", "unknown method %q (want classifier or threshold)", c.Merge.Method)
+	}
 	unit("recall.min_topic", c.Recall.MinTopic)
 	unit("recall.relative", c.Recall.Relative)
 	unit("recall.min_trigger", c.Recall.MinTrigger)

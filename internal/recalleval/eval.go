@@ -51,6 +51,7 @@ type Pair struct {
 	B             Lesson `json:"b"`
 	CrossLanguage bool   `json:"cross_language"`
 	HardNegative  bool   `json:"hard_negative"`
+	Topic         string `json:"topic,omitempty"`
 	Split         string `json:"split"`
 }
 
@@ -254,6 +255,8 @@ type DedupReport struct {
 	// UnrelatedFolded counts unrelated pairs merged or appended.
 	UnrelatedFolded int      `json:"unrelated_folded"`
 	Wrong           []string `json:"wrong,omitempty"`
+	// Decisions holds each pair's decision by pair id.
+	Decisions map[string]experience.EvidenceAction `json:"decisions,omitempty"`
 }
 
 // Right reports whether a writer decision is right for a label: a
@@ -274,7 +277,7 @@ func Right(label string, action experience.EvidenceAction) bool {
 // EvalDedup writes each pair's first lesson, then its second, into a
 // project of its own (prefix + pair id) through the real writer.
 func EvalDedup(ctx context.Context, e *kaizen.Engine, prefix string, pairs []Pair) (*DedupReport, error) {
-	r := &DedupReport{Confusion: map[string]map[string]int{}}
+	r := &DedupReport{Confusion: map[string]map[string]int{}, Decisions: map[string]experience.EvidenceAction{}}
 	for _, p := range pairs {
 		project := prefix + strings.ToLower(p.ID)
 		if _, _, err := write(ctx, e, project, "a", p.A); err != nil {
@@ -285,6 +288,7 @@ func EvalDedup(ctx context.Context, e *kaizen.Engine, prefix string, pairs []Pai
 			return nil, fmt.Errorf("pair %s b: %w", p.ID, err)
 		}
 		r.Pairs++
+		r.Decisions[p.ID] = act
 		if r.Confusion[p.Label] == nil {
 			r.Confusion[p.Label] = map[string]int{}
 		}

@@ -16,10 +16,11 @@ import (
 
 // mergeHeuristics merges an experience's lessons into the heuristic store:
 // each candidate is compared (cosine) with the existing heuristics and
-// the candidates merged before it; by the calibrated thresholds it
-// updates a near duplicate (evidence and support), appends evidence to a
-// related heuristic, or becomes a new candidate. The caller holds the
-// project's writer lock.
+// the candidates merged before it; by the merge classifier (its nearest
+// heuristics, classifyMerge) or, without one, the calibrated thresholds
+// (its nearest heuristic) it updates a near duplicate (evidence and
+// support), appends evidence to a related heuristic, or becomes a new
+// candidate. The caller holds the project's writer lock.
 func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter, taskID string,
 	cands []experience.TransferableHeuristic, vecs [][]float32, now time.Time) ([]HeuristicChange, error) {
 	project := w.project
@@ -35,24 +36,35 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 	}
 	var batch []made
 	thresholds := s.cfg.Merge.For(s.embedder.ID())
+	clf := s.cfg.Merge.Classifier(s.embedder.ID())
 	changes := make([]HeuristicChange, 0, len(cands))
 	for i, c := range cands {
 		vec := vecs[i]
 		best, bestID := math.Inf(-1), ""
+		var near []mergeNeighbour
 		if !veccache.ZeroVector(vec) {
-			if hits, err := ix.Search(vec, 1); err != nil {
+			if hits, err := ix.Search(vec, mergeNeighbours); err != nil {
 				return nil, err
 			} else if len(hits) > 0 {
 				best, bestID = float64(hits[0].Score), hits[0].ID
+				for _, h := range hits {
+					near = append(near, mergeNeighbour{h.ID, float64(h.Score)})
+				}
 			}
 			for _, m := range batch {
-				if s := dot(vec, m.vec); s > best {
+				s := dot(vec, m.vec)
+				if s > best {
 					best, bestID = s, m.id
 				}
+				near = append(near, mergeNeighbour{m.id, s})
 			}
 		}
 		d := experience.DecideMerge(best, bestID, thresholds)
-		if d.Action == experience.EvidenceAppend {
+		if clf != nil {
+			if d, err = s.classifyMerge(ctx, tx, project, c, clf, near); err != nil {
+				return nil, err
+			}
+		} else if d.Action == experience.EvidenceAppend {
 			// Appending makes the lesson evidence of another: only within
 			// the same kind (docs/experience.md).
 			target, err := tx.GetHeuristic(ctx, project, d.TargetID)

@@ -1,0 +1,81 @@
+package experiencesvc
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/app"
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// mergeNeighbours is how many of the nearest heuristics (by the cosine of
+// the whole texts) the merge classifier compares a candidate with.
+const mergeNeighbours = 3
+
+// mergeNeighbour is an existing heuristic near a candidate.
+type mergeNeighbour struct {
+	id  string
+	cos float64
+}
+
+// classifyMerge decides what candidate c does with the merge classifier
+// clf, given its nearest heuristics (best first, at most mergeNeighbours
+// are read): it updates the neighbour the classifier calls a duplicate
+// with the highest probability, else appends to the one it calls related
+// with the highest probability, else creates a new heuristic. Kinds may
+// differ ("avoid --force" and "prefer --force-with-lease" are one lesson);
+// the kind is one of the classifier's features.
+func (s *Service) classifyMerge(ctx context.Context, tx store.Tx, project string, c experience.TransferableHeuristic,
+	clf *experience.MergeClassifier, near []mergeNeighbour) (experience.MergeDecision, error) {
+	const op = "merge heuristic"
+	slices.SortStableFunc(near, func(a, b mergeNeighbour) int {
+		switch {
+		case a.cos > b.cos:
+			return -1
+		case a.cos < b.cos:
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	if len(near) > mergeNeighbours {
+		near = near[:mergeNeighbours]
+	}
+	embed := func(texts []string) ([][]float32, error) { return s.embed(ctx, op, texts...) }
+	cand := experience.MergeLesson{Kind: c.Kind, Trigger: c.Trigger, Rule: c.Rule}
+	out := experience.MergeDecision{Action: experience.EvidenceCreated}
+	if len(near) > 0 {
+		out.Similarity = near[0].cos
+	}
+	var bestP float64
+	for _, n := range near {
+		h, err := tx.GetHeuristic(ctx, project, n.id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // removed since the index was read
+		}
+		if err != nil {
+			return out, err
+		}
+		x, err := experience.MergeFeatures(experience.MergeLesson{Kind: h.Kind, Trigger: h.Trigger, Rule: h.Rule}, cand, embed)
+		if errors.Is(err, experience.ErrMergeInput) {
+			continue // nothing to compare (a heuristic without trigger and rule): keep apart
+		}
+		if err != nil {
+			return out, err
+		}
+		act, p, err := clf.Decide(x)
+		if err != nil {
+			return out, &app.Error{Op: op, Kind: app.KindInternal, Message: "merge classifier: " + err.Error(), Err: err}
+		}
+		switch {
+		case act == experience.EvidenceUpdated && (out.Action != experience.EvidenceUpdated || p[experience.MergeDuplicate] > bestP):
+			out, bestP = experience.MergeDecision{Action: act, TargetID: h.ID, Similarity: n.cos}, p[experience.MergeDuplicate]
+		case act == experience.EvidenceAppend && out.Action != experience.EvidenceUpdated &&
+			(out.Action != experience.EvidenceAppend || p[experience.MergeRelated] > bestP):
+			out, bestP = experience.MergeDecision{Action: act, TargetID: h.ID, Similarity: n.cos}, p[experience.MergeRelated]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,220 @@
+package recalleval_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/recalleval"
+	"github.com/kaizenhq/kaizen/model"
+)
+
+// offlineEmbed embeds with the offline embedder at its default dimension,
+// the one the shipped merge classifier is fitted for.
+func offlineEmbed() experience.Embed {
+	e := model.NewOfflineEmbedder(model.DefaultOfflineDimension)
+	return func(texts []string) ([][]float32, error) { return e.Embed(context.Background(), texts) }
+}
+
+// oldGroup is the cluster of a pair of experience/testdata/pairs: its id
+// without the last part ("en-01-dup" → "en-01").
+func oldGroup(p recalleval.Pair) string {
+	if i := strings.LastIndexByte(p.ID, '-'); i > 0 {
+		return p.ID[:i]
+	}
+	return p.ID
+}
+
+// devMergePairs reads the dev pairs the merge classifier is fitted on:
+// experience/testdata/pairs (all dev; its "related" pairs are "same area,
+// different lesson", which testdata/eval/README.md calls unrelated, so
+// oldRelated says what to do with them: "keep", "drop" or "unrelated"),
+// and the dev splits of testdata/recall-eval and testdata/eval/dedup (the
+// scored pairs).
+func devMergePairs(t *testing.T, oldRelated string) []recalleval.PairFeatures {
+	t.Helper()
+	embed := offlineEmbed()
+	read := func(path string) []recalleval.Pair {
+		ps, err := recalleval.ReadJSONL[recalleval.Pair](path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []recalleval.Pair
+		for _, p := range ps {
+			if p.Split == "dev" || p.Split == "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	var old []recalleval.Pair
+	for _, p := range read("../../experience/testdata/pairs/pairs.jsonl") {
+		if p.Label == "related" {
+			switch oldRelated {
+			case "drop":
+				continue
+			case "unrelated":
+				p.Label = "unrelated"
+			}
+		}
+		old = append(old, p)
+	}
+	var all []recalleval.PairFeatures
+	for _, s := range []struct {
+		name   string
+		pairs  []recalleval.Pair
+		scored bool
+		group  func(recalleval.Pair) string
+	}{
+		{"experience/testdata/pairs", old, false, oldGroup},
+		{"testdata/recall-eval", read("../../testdata/recall-eval/dedup-dev.jsonl"), true, func(p recalleval.Pair) string { return p.ID }},
+		{"testdata/eval/dedup", read("../../testdata/eval/dedup/pairs.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
+	} {
+		fs, err := recalleval.PairsFeatures(s.pairs, s.name, s.scored, s.group, embed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, fs...)
+	}
+	recalleval.SortPairs(all)
+	return all
+}
+
+func TestExploreMergeClassifier(t *testing.T) {
+	if os.Getenv("KAIZEN_EXPLORE") == "" {
+		t.Skip("exploration")
+	}
+	for _, v := range []string{"keep", "drop", "unrelated"} {
+		pairs := devMergePairs(t, v)
+		for _, bal := range []bool{false, true} {
+			for _, l := range recalleval.MergeLambdas {
+				opt := recalleval.FitOptions{Lambda: l, Balance: bal, FoldCost: recalleval.FoldCost}
+				cv, all, err := recalleval.CrossValidateMerge(pairs, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("old related %s %+v: scored %v | all %.3f folded %d", v, opt, cv, all.Accuracy(), all.Folded)
+			}
+		}
+	}
+}
+
+// mergeClassifierCommand regenerates experience/mergeclass_offline.go.
+const mergeClassifierCommand = "KAIZEN_WRITE_MERGE_CLASSIFIER=1 go test ./internal/recalleval -run TestCalibrateMergeClassifier"
+
+// TestCalibrateMergeClassifier fits the merge classifier of the offline
+// embedder on the dev pairs and fails if the shipped one
+// (experience.OfflineMergeClassifier) differs; with
+// KAIZEN_WRITE_MERGE_CLASSIFIER=1 it rewrites the shipped one instead
+// (after a change of the lexicon or the embedder).
+func TestCalibrateMergeClassifier(t *testing.T) {
+	r, err := recalleval.CalibrateMergeClassifier(devMergePairs(t, "drop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("chosen %+v; cross-validation, scored dev pairs: %v", r.Options, r.CV)
+	t.Logf("cross-validation, every dev pair: %v", r.CVAll)
+	t.Logf("fitted on every dev pair, training score: %v", r.Train)
+	src := recalleval.MergeClassifierSource(r, mergeClassifierCommand)
+	if os.Getenv("KAIZEN_WRITE_MERGE_CLASSIFIER") != "" {
+		if err := os.WriteFile("../../experience/mergeclass_offline.go", []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("wrote experience/mergeclass_offline.go")
+		return
+	}
+	got, want := r.Classifier, experience.OfflineMergeClassifier()
+	if want == nil {
+		t.Fatalf("no shipped classifier; run %s", mergeClassifierCommand)
+	}
+	if msg := sameClassifier(got, want, 1e-6); msg != "" {
+		t.Errorf("the dev pairs fit a different merge classifier (%s); if the lexicon or the embedder changed, run\n\t%s", msg, mergeClassifierCommand)
+	}
+}
+
+// sameClassifier describes the first difference between two classifiers
+// beyond tol ("" when none).
+func sameClassifier(a, b *experience.MergeClassifier, tol float64) string {
+	if a.Embedder != b.Embedder || !slices.Equal(a.Features, b.Features) || a.FoldCost != b.FoldCost {
+		return fmt.Sprintf("embedder %s/%s, features %v/%v, fold cost %v/%v", a.Embedder, b.Embedder, a.Features, b.Features, a.FoldCost, b.FoldCost)
+	}
+	near := func(what string, x, y []float64) string {
+		if len(x) != len(y) {
+			return what + ": lengths differ"
+		}
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > tol*max(1, math.Abs(y[i])) {
+				return fmt.Sprintf("%s[%d]: %v, shipped %v", what, i, x[i], y[i])
+			}
+		}
+		return ""
+	}
+	for _, d := range []string{near("mean", a.Mean, b.Mean), near("scale", a.Scale, b.Scale),
+		near("weights duplicate", a.Weights[0], b.Weights[0]), near("weights related", a.Weights[1], b.Weights[1]),
+		near("weights unrelated", a.Weights[2], b.Weights[2])} {
+		if d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
+func TestExploreAblation(t *testing.T) {
+	if os.Getenv("KAIZEN_EXPLORE") == "" {
+		t.Skip("exploration")
+	}
+	pairs := devMergePairs(t, "drop")
+	var base recalleval.PairScore
+	for _, p := range pairs {
+		if !p.Scored {
+			continue
+		}
+		act := recalleval.DecideMerge(recalleval.PairSimilarity{Label: p.Label.String(), Cosine: p.X[0], SameKind: p.X[9] == 1},
+			experience.OfflineMergeCalibration()[experience.OfflineMergeEmbedderID()])
+		base.Add(p.Label, act)
+	}
+	t.Logf("thresholds 0.55/0.55 on scored dev: %v", base)
+	opts := []recalleval.FitOptions{{Lambda: 0.1, FoldCost: 5}, {Lambda: 0.03, FoldCost: 5}, {Lambda: 0.01, Balance: true, FoldCost: 5}}
+	for _, opt := range opts {
+		cv, all, err := recalleval.CrossValidateMerge(pairs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v all features: %v | all %.3f", opt, cv, all.Accuracy())
+		for j, name := range experience.MergeFeatureNames {
+			cp := make([]recalleval.PairFeatures, len(pairs))
+			for i, p := range pairs {
+				cp[i] = p
+				cp[i].X = slices.Clone(p.X)
+				cp[i].X[j] = 0
+			}
+			cv, all, _ := recalleval.CrossValidateMerge(cp, opt)
+			t.Logf("  without %-20s gain %5.0f %v | all %.3f", name, cv.Gain(5), cv, all.Accuracy())
+		}
+	}
+	// means per label of the scored pairs
+	for c := range 3 {
+		var sum []float64
+		n := 0
+		for _, p := range pairs {
+			if p.Scored && int(p.Label) == c {
+				if sum == nil {
+					sum = make([]float64, len(p.X))
+				}
+				for j, v := range p.X {
+					sum[j] += v
+				}
+				n++
+			}
+		}
+		for j := range sum {
+			sum[j] = math.Round(sum[j]/float64(n)*1000) / 1000
+		}
+		t.Logf("%s means %v", experience.MergeClasses[c], sum)
+	}
+}
