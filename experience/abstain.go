@@ -42,8 +42,9 @@ type RecallThresholds struct {
 	// for the writes in flight.
 	SyncWrites bool `toml:"sync_writes" json:"sync_writes"`
 	// TopicText is what a heuristic's topic similarity is measured on:
-	// TopicLesson ("lesson", the default: trigger, rule and why, embedded
-	// at recall time by an in-process embedder) or TopicStored
+	// TopicLesson ("lesson", the default: the larger of the cosines on
+	// trigger, rule and why, embedded at recall time by an in-process
+	// embedder, and on the stored vector) or TopicStored
 	// ("trigger_rule": the stored vector deduplication uses). With a
 	// remote embedder "lesson" falls back to "trigger_rule".
 	TopicText string `toml:"topic_text" json:"topic_text"`
@@ -91,6 +92,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.48, Relative: 0.5},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.52, Relative: 0.5},
 	}
 }

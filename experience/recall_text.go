@@ -3,10 +3,12 @@ package experience
 // Topic texts: what a heuristic's topic similarity to a recall query is
 // measured on (RecallThresholds.TopicText).
 const (
-	// TopicLesson measures the whole lesson: trigger, rule and why. The
-	// why usually names the symptom or the consequence ("the server has
-	// no window, so the page fails to render"), which is how a task is
-	// often described before anyone knows the rule. It needs an embedder
+	// TopicLesson measures the whole lesson, trigger, rule and why, and
+	// keeps the larger of that cosine and TopicStored's. The why usually
+	// names the symptom or the consequence ("the server has no window, so
+	// the page fails to render"), which is how a task is often described
+	// before anyone knows the rule; the larger of the two keeps a prompt
+	// that names the trigger from being diluted by a long why. It needs an embedder
 	// that runs in process (the offline one): candidates are embedded at
 	// recall time; with a remote embedder recall falls back to
 	// TopicStored.

@@ -99,9 +99,12 @@ func Calibrate(results []QueryResult, max int, maxFalse float64) Simulated {
 
 // CalibrateRelevant is Calibrate with a second constraint: the relevant
 // share of what is injected must reach minRelevant (issue 18: relevant or
-// nothing, at least 0.8 of injected lessons relevant). When no point of
-// the grid meets both constraints it returns the one Calibrate returns
-// (and the caller sees the shortfall in InjectedRelevant).
+// nothing, at least 0.8 of injected lessons relevant). Ties in coverage go
+// to the lower Relative first (it gates skills and memories too, which the
+// labelled sets do not measure), then to the higher relevant share. When
+// no point of the grid meets both constraints it returns the one
+// Calibrate returns (and the caller sees the shortfall in
+// InjectedRelevant).
 func CalibrateRelevant(results []QueryResult, max int, maxFalse, minRelevant float64) Simulated {
 	return calibrate(results, max, maxFalse, minRelevant, false)
 }
@@ -147,9 +150,18 @@ func calibrateGrid(results []QueryResult, max int, maxFalse, minRelevant float64
 					if s.FalseInjection > maxFalse+1e-9 || s.InjectedRelevant < minRelevant-1e-9 {
 						continue
 					}
-					if !found || s.InjectedHit > best.InjectedHit+1e-9 ||
-						(math.Abs(s.InjectedHit-best.InjectedHit) <= 1e-9 && s.InjectedRelevant > best.InjectedRelevant+1e-9) {
+					tie := math.Abs(s.InjectedHit-best.InjectedHit) <= 1e-9
+					switch {
+					case !found || s.InjectedHit > best.InjectedHit+1e-9:
 						best, found = s, true
+					case tie && minRelevant > 0 && c.Relative < best.Calibration.Relative-1e-9:
+						// relative also gates skills and memories, which
+						// the sets do not measure: raise it only for
+						// more coverage
+						best = s
+					case tie && (minRelevant == 0 || math.Abs(c.Relative-best.Calibration.Relative) <= 1e-9) &&
+						s.InjectedRelevant > best.InjectedRelevant+1e-9:
+						best = s
 					}
 				}
 			}

@@ -50,9 +50,12 @@ func (c *lessonVectors) get(e textEmbedder, text string) []float32 {
 }
 
 // lessonTopic is a heuristic's cosine to the query vector qv, measured as
-// recall.topic_text says: on the whole lesson (trigger, rule and why) when
-// the embedder runs in process, else stored, the cosine of the stored
-// trigger-and-rule vector.
+// recall.topic_text says. With "lesson" and an embedder that runs in
+// process it is the larger of stored (the cosine of the stored
+// trigger-and-rule vector) and the cosine of the whole lesson (trigger,
+// rule and why): a task described by its symptom meets the why, and a
+// short prompt that names the trigger's situation is not diluted by a long
+// why. Otherwise it is stored.
 func (s *Service) lessonTopic(qv []float32, h *experience.Heuristic, stored float64) float64 {
 	if s.cfg.Recall.TopicText == experience.TopicStored {
 		return stored
@@ -69,5 +72,5 @@ func (s *Service) lessonTopic(qv []float32, h *experience.Heuristic, stored floa
 	for i := range v {
 		dot += float64(v[i]) * float64(qv[i])
 	}
-	return dot
+	return max(dot, stored)
 }
