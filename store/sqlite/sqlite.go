@@ -341,14 +341,6 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		results = append(results, err)
 		if i == len(batch)-1 && len(batch) < s.opts.MaxBatch && time.Since(started) < joinWindow {
 			batch = s.drain(batch) // late arrivals join this transaction
-			if i == len(batch)-1 {
-				// None waiting: let requesters that are runnable but not
-				// yet scheduled (those the previous commit acknowledged)
-				// submit, once, before the batch closes. This does not
-				// wait for anyone idle.
-				runtime.Gosched()
-				batch = s.drain(batch)
-			}
 		}
 	}
 	if ok == 0 {
