@@ -2,6 +2,7 @@ package kaizen_test
 
 import (
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kaizenhq/kaizen"
@@ -21,11 +22,13 @@ func BenchmarkRecordOutcomeSQLite(b *testing.B) {
 	defer e.Close()
 	patterns := []string{"Split by feature", "Respect dependency chain", "Handle shared types first", "Tests alongside implementation"}
 	b.SetParallelism(8) // 16 callers on 2 CPUs
+	// One task per call: a task id recorded again with the same values is
+	// a no-op, which a per-goroutine counter would measure 16 times over.
+	var next atomic.Int64
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
-		i := 0
 		for pb.Next() {
-			i++
+			i := int(next.Add(1))
 			in := outcome(sprintf("bd-%d", i), i%4 != 0, patterns[i%4], patterns[(i+1)%4])
 			if _, err := e.RecordOutcome(ctx, in); err != nil {
 				b.Error(err)

@@ -70,6 +70,14 @@ type Store struct {
 	tempDir string
 
 	batches, requests, reruns atomic.Int64
+
+	// The background checkpointer (bgcheckpoint.go).
+	ckpt            *sql.DB
+	ckptKick        chan struct{}
+	ckptDone        chan struct{}
+	sinceCheckpoint int // groups committed since the last kick (writer goroutine only)
+	checkpoints     atomic.Int64
+	onCheckpoint    func(checkpointResult) // tests
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -80,11 +88,14 @@ type WriterStats struct {
 	// Reruns counts batches run again with a savepoint per request,
 	// because one of their requests failed.
 	Reruns int64 `json:"reruns"`
+	// Checkpoints counts background checkpoints (see bgcheckpoint.go).
+	Checkpoints int64 `json:"checkpoints"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
-	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load()}
+	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(),
+		Checkpoints: s.checkpoints.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -98,8 +109,11 @@ type request struct {
 // readerCacheKiB is the page cache of each read connection, in KiB.
 const readerCacheKiB = 64 << 10
 
-func dsn(path string, opts Options, txlock string, readOnly bool) string {
+func dsn(path string, opts Options, txlock string, readOnly bool, pragmas ...string) string {
 	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeoutMs))
 	q.Add("_pragma", "journal_mode(WAL)")
 	if opts.Ephemeral {
@@ -139,7 +153,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 		}
 	}
-	writer, err := sql.Open("sqlite", dsn(path, opts, "immediate", false))
+	// The writer checkpoints only as a backstop: the checkpointer does it
+	// in the background (bgcheckpoint.go).
+	writer, err := sql.Open("sqlite", dsn(path, opts, "immediate", false,
+		fmt.Sprintf("wal_autocheckpoint(%d)", writerAutoCheckpoint)))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -162,10 +179,18 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
+	ckpt, err := openCheckpointer(path, opts)
+	if err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, err
+	}
 	s := &Store{path: path, writer: writer, reader: reader, opts: opts,
 		wstmts: sqlstore.NewStatements(writer),
-		reqs:   make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
+		reqs:   make(chan *request), quit: make(chan struct{}), done: make(chan struct{}),
+		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
 	go s.writeLoop()
+	go s.checkpointLoop()
 	return s, nil
 }
 
@@ -228,6 +253,7 @@ func (s *Store) writeLoop() {
 		n := s.commit(s.drain(batch))
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
+		s.kickCheckpoint()
 	}
 }
 
@@ -415,7 +441,8 @@ func (s *Store) Close() error {
 	s.once.Do(func() {
 		close(s.quit)
 		<-s.done
-		err = errors.Join(s.wstmts.Close(), s.reader.Close(), s.writer.Close())
+		<-s.ckptDone
+		err = errors.Join(s.wstmts.Close(), s.ckpt.Close(), s.reader.Close(), s.writer.Close())
 		if s.tempDir != "" {
 			err = errors.Join(err, os.RemoveAll(s.tempDir))
 		}
