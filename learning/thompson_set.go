@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,7 @@ type ChoiceSet struct {
 	groupOf   []int32
 	memberPos []int32   // position of a choice in its group's members
 	slots     sync.Pool // *[]int32 of len(choices), every entry free (-1)
+	events    atomic.Pointer[eventIndex]
 }
 
 // choiceGroup is the choices with the same success and failure counts.
@@ -68,6 +70,39 @@ func NewChoiceSet(cands []Choice) *ChoiceSet {
 		return &sl
 	}
 	return s
+}
+
+// eventIndex maps the patterns of x's events to the set's choices (-1
+// for none), once per index (an index is immutable: a new outcome makes a
+// new one).
+func (s *ChoiceSet) eventIndex(x *ContextIndex) [][]int32 {
+	if c := s.events.Load(); c != nil && c.x == x {
+		return c.idx
+	}
+	idx := make([][]int32, len(x.events))
+	uses := 0
+	for _, e := range x.events {
+		uses += len(e.Patterns)
+	}
+	flat := make([]int32, 0, uses)
+	for k, e := range x.events {
+		from := len(flat)
+		for _, pid := range e.Patterns {
+			i, ok := s.index[pid]
+			if !ok {
+				i = -1
+			}
+			flat = append(flat, int32(i))
+		}
+		idx[k] = flat[from:len(flat):len(flat)]
+	}
+	s.events.Store(&eventIndex{x: x, idx: idx})
+	return idx
+}
+
+type eventIndex struct {
+	x   *ContextIndex
+	idx [][]int32
 }
 
 // Len is the number of choices in the set.
@@ -153,24 +188,30 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	// Local choices: those outcomes used, in the order of first use (the
 	// set's and the extra ones alike); the others are drawn by groups.
-	var local []Choice
+	var local []*Choice
 	extraIdx := make(map[string]int, len(extra))
 	extraLocal := make([]int, len(extra))
 	for j, cd := range extra {
 		extraIdx[cd.ID] = j
 		extraLocal[j] = -1
 	}
-	localOf := func(id string) (int, bool) {
-		if j, ok := extraIdx[id]; ok {
+	// setIdx[k][j] is the set's index of event k's j-th pattern (-1: none).
+	setIdx := set.eventIndex(x)
+	localOf := func(k, j int) (int, bool) {
+		i := int(setIdx[k][j])
+		if i < 0 || slots[i] == slotDropped {
+			if len(extra) == 0 {
+				return 0, false
+			}
+			j, ok := extraIdx[x.events[k].Patterns[j]]
+			if !ok {
+				return 0, false
+			}
 			if extraLocal[j] < 0 {
 				extraLocal[j] = len(local)
-				local = append(local, extra[j])
+				local = append(local, &extra[j])
 			}
 			return extraLocal[j], true
-		}
-		i, ok := set.index[id]
-		if !ok {
-			return 0, false
 		}
 		switch s := slots[i]; {
 		case s >= 0:
@@ -180,7 +221,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		slots[i] = int32(len(local))
 		marked = append(marked, int32(i))
-		local = append(local, set.choices[i])
+		local = append(local, &set.choices[i])
 		return len(local) - 1, true
 	}
 	events := x.Events()
@@ -201,8 +242,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	flat := make([]int, 0, uses)
 	for k, e := range events {
 		from := len(flat)
-		for _, pid := range e.Patterns {
-			if i, ok := localOf(pid); ok {
+		for j := range e.Patterns {
+			if i, ok := localOf(k, j); ok {
 				flat = append(flat, i)
 			}
 		}
@@ -272,7 +313,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	best := 0.0
 	all := make([]scored, len(local))
 	for j := range local {
-		all[j] = mk(&local[j], ev[j])
+		all[j] = mk(local[j], ev[j])
 		best = max(best, all[j].mean)
 	}
 	for k := range gs {
@@ -296,29 +337,40 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 			strings.Compare(a.cd.Content, b.cd.Content), strings.Compare(a.cd.ID, b.cd.ID))
 	}
 	rng := NewRand(seed)
-	// The two lists, each the best limit by draw so far.
+	// The two lists, each the best limit by draw so far, in order.
 	var lists [2][]scored // 0: recommended, 1: avoid
-	push := func(s scored) {
-		l := 0
+	listOf := func(s scored) int {
 		if avoid(s) {
-			l = 1
+			return 1
 		}
-		lists[l] = append(lists[l], s)
-		if len(lists[l]) > 2*limit+8 {
-			slices.SortFunc(lists[l], order)
-			lists[l] = lists[l][:limit]
-		}
+		return 0
 	}
 	for j := range all {
 		all[j].score = all[j].post.Sample(rng)
-		push(all[j])
+	}
+	{ // the drawn one by one: select each list's head on the draws
+		var parts [2][]scored
+		for _, s := range all {
+			l := listOf(s)
+			parts[l] = append(parts[l], s)
+		}
+		for l := range parts {
+			m := min(limit, len(parts[l]))
+			sortTopKeyed(parts[l], m, func(s scored) float64 { return s.score }, order)
+			lists[l] = slices.Clone(parts[l][:m])
+		}
+	}
+	push := func(l int, s scored) {
+		i, _ := slices.BinarySearchFunc(lists[l], s, order)
+		lists[l] = slices.Insert(lists[l], i, s)
+		if len(lists[l]) > limit {
+			lists[l] = lists[l][:limit]
+		}
 	}
 	threshold := func(l int) float64 { // the limit-th best draw of list l, or -1
 		if len(lists[l]) < limit {
 			return -1
 		}
-		slices.SortFunc(lists[l], order)
-		lists[l] = lists[l][:limit]
 		return lists[l][limit-1].score
 	}
 	for k := range gs {
@@ -327,10 +379,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 			continue
 		}
 		proto := st.proto
-		l := 0
-		if avoid(proto) {
-			l = 1
-		}
+		l := listOf(proto)
 		var members []int32
 		if st.g >= 0 {
 			members = set.groups[st.g].members
@@ -362,7 +411,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 				s.cd = &extra[st.extra[at]]
 				st.extra = slices.Delete(st.extra, at, at+1)
 			}
-			push(s)
+			push(l, s)
 		}
 	}
 	for l := range lists {
