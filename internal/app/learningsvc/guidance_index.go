@@ -133,11 +133,20 @@ func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *
 func (b *patternBase) guidance(s *Service, now time.Time) *guidanceBase {
 	b.gmu.Lock()
 	defer b.gmu.Unlock()
-	if b.g == nil {
-		b.g = s.buildGuidanceBase(b.records, now)
+	// The bounds are tight at the index time and loosen as the evidence
+	// decays (every total shrinks toward nothing, every base score toward
+	// ½): the index is rebuilt once it is a sixteenth of a half-life old.
+	if b.g == nil || now.Sub(b.g.at) > time.Duration(s.lc.Maturity.HalfLifeDays/16*float64(24*time.Hour)) {
+		// a minute early, so that a request whose clock reads slightly
+		// earlier than the one that built it is still answered
+		b.g = s.buildGuidanceBase(b.records, now.Add(-indexLead))
 	}
 	return b.g
 }
+
+// indexLead is how long before the request that builds it an index is
+// dated.
+const indexLead = time.Minute
 
 // kthBest keeps the k largest values seen (k is a guidance limit: tens).
 type kthBest struct {
@@ -282,10 +291,11 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 			if stale(pos) {
 				continue
 			}
-			if !picked[pos] {
-				picked[pos] = true
-				picks = append(picks, pick{pos, recs[pos]})
+			if picked[pos] {
+				continue // already counted
 			}
+			picked[pos] = true
+			picks = append(picks, pick{pos, recs[pos]})
 			if err := consider(pos, recs[pos]); err != nil {
 				return patternSet{}, false, err
 			}
