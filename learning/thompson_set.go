@@ -307,7 +307,6 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	slices.SortFunc(gs, func(a, b groupState) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.f, b.f)) })
 	for k := range gs {
-		slices.Sort(gs[k].xb)
 		slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
 	}
 	best := 0.0
@@ -349,15 +348,18 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		all[j].score = all[j].post.Sample(rng)
 	}
 	{ // the drawn one by one: select each list's head on the draws
-		var parts [2][]scored
-		for _, s := range all {
+		var parts [2][]int32
+		for j, s := range all {
 			l := listOf(s)
-			parts[l] = append(parts[l], s)
+			parts[l] = append(parts[l], int32(j))
 		}
 		for l := range parts {
 			m := min(limit, len(parts[l]))
-			sortTopKeyed(parts[l], m, func(s scored) float64 { return s.score }, order)
-			lists[l] = slices.Clone(parts[l][:m])
+			sortTopKeyed(parts[l], m, func(j int32) float64 { return all[j].score },
+				func(a, b int32) int { return order(all[a], all[b]) })
+			for _, j := range parts[l][:m] {
+				lists[l] = append(lists[l], all[j])
+			}
 		}
 	}
 	push := func(l int, s scored) {
@@ -380,6 +382,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		proto := st.proto
 		l := listOf(proto)
+		sortedXB := false
 		var members []int32
 		if st.g >= 0 {
 			members = set.groups[st.g].members
@@ -403,6 +406,10 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 			// the member that gets it: uniform among those not drawn, by
 			// rank in id order
 			r := min(left-1, int(rng.Float64()*float64(left)))
+			if !sortedXB { // only the groups that place a draw need it
+				slices.Sort(st.xb)
+				sortedXB = true
+			}
 			if fromSet, at := nthAvailable(members, st.xb, st.extra, r, func(i int32) string { return set.choices[i].ID },
 				func(j int) string { return extra[j].ID }); fromSet {
 				s.cd = &set.choices[members[at]]

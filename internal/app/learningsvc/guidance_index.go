@@ -2,6 +2,7 @@ package learningsvc
 
 import (
 	"context"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -47,9 +48,11 @@ type guidanceBase struct {
 	always   []int32
 	inverted []int32
 	antis    []int32
-	// mention indexes patterns by tag and by lower-cased content (the
-	// strategies a task mentions are found by either).
-	mention map[string][]int32
+	// mention indexes patterns by the hash of each tag and of the
+	// lower-cased content (the strategies a task mentions are found by
+	// either; a hash collision only adds a pattern that guidance then
+	// finds not mentioned).
+	mention map[uint64][]int32
 }
 
 type bounded struct {
@@ -61,20 +64,27 @@ type bounded struct {
 // arithmetic and the exact evaluation: bounds only ever err upward.
 const boundSlack = 1 + 1e-9
 
-func mentionKey(content string) string {
-	return strings.ToLower(strings.TrimRight(strings.TrimSpace(content), ".。"))
+func mentionKey(content string) uint64 {
+	return keyHash(strings.ToLower(strings.TrimRight(strings.TrimSpace(content), ".。")))
+}
+
+func keyHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
 
 func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *guidanceBase {
 	mc := s.lc.Maturity
-	g := &guidanceBase{at: at, mention: map[string][]int32{}}
+	g := &guidanceBase{at: at, mention: map[uint64][]int32{}}
 	for i, r := range recs {
 		pos := int32(i)
 		p, m := &r.Pattern, &r.Maturity
 		for _, t := range p.Tags {
-			g.mention[t] = append(g.mention[t], pos)
+			g.mention[keyHash(t)] = append(g.mention[keyHash(t)], pos)
 		}
-		if k := mentionKey(p.Content); k != "" {
+		if strings.TrimSpace(p.Content) != "" {
+			k := mentionKey(p.Content)
 			g.mention[k] = append(g.mention[k], pos)
 		}
 		switch {
@@ -234,7 +244,10 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 	if mentioned := learning.ExtractPatterns(in.Task); len(mentioned) > 0 {
 		for _, e := range mentioned {
 			for _, k := range []string{e.Tag(), strings.ToLower(e.Label), strings.ToLower(e.LabelZH)} {
-				for _, pos := range g.mention[k] {
+				if k == "" {
+					continue
+				}
+				for _, pos := range g.mention[keyHash(k)] {
 					add(int(pos))
 				}
 			}
