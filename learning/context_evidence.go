@@ -10,12 +10,21 @@ import (
 // every indexed outcome, ls of ln over the similar ones.
 type evidence struct{ s, n, ls, ln float64 }
 
+// evidenceScratch is reusable memory for contextEvidence (nil: allocate).
+type evidenceScratch struct {
+	ev                []evidence
+	decay, seen, rate []float64
+}
+
 // contextEvidence is the evidence of ncands candidates from the indexed
 // events (pats[k]: the candidates event k used) and the neighbors of the
 // task, with the prior strength: the part of Recommend shared with
 // RecommendSet.
 func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int, neighbors []Neighbor,
-	x *ContextIndex, now time.Time) ([]evidence, float64) {
+	x *ContextIndex, now time.Time, sc *evidenceScratch) ([]evidence, float64) {
+	if sc == nil {
+		sc = &evidenceScratch{}
+	}
 	cc := c.Context
 	local := make(map[int]float64, len(neighbors)) // event index → how much it counts
 	for _, n := range neighbors {
@@ -24,7 +33,8 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	// Evidence per candidate: overall (every event) and local (similar
 	// events), each use weighted by its recency among the pattern's uses
 	// and by the age of the outcome.
-	ev := make([]evidence, ncands)
+	ev := growTo(sc.ev, ncands)
+	sc.ev = ev
 	gamma := 1.0
 	if cc.UseHalfLife > 0 {
 		gamma = math.Exp2(-1 / cc.UseHalfLife)
@@ -40,7 +50,8 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	}
 	slices.Sort(localOrder)
 	// Per event, once: its age weight.
-	decay := make([]float64, len(events))
+	decay := growTo(sc.decay, len(events))
+	sc.decay = decay
 	for k, e := range events {
 		decay[k] = 1
 		if age := now.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
@@ -60,7 +71,8 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 		}
 		return 0
 	}
-	seen := make([]float64, ncands) // recency weight of the next older use
+	seen := growTo(sc.seen, ncands) // recency weight of the next older use
+	sc.seen = seen
 	estimate := func(credit func(k, i int) float64) {
 		clear(ev)
 		for i := range seen {
@@ -89,7 +101,8 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	}
 	estimate(func(int, int) float64 { return 1 })
 	if cc.Credit == "blame" {
-		rate := make([]float64, ncands)
+		rate := growTo(sc.rate, ncands)
+		sc.rate = rate
 		for i := range rate {
 			rate[i] = (ev[i].s + 1) / (ev[i].n + 2)
 			if ev[i].ln > 0 {

@@ -236,7 +236,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		}
 		pats[k] = flat[from:len(flat):len(flat)]
 	}
-	ev, kappa := c.contextEvidence(events, pats, len(cands), neighbors, x, now)
+	ev, kappa := c.contextEvidence(events, pats, len(cands), neighbors, x, now, nil)
 	var rng *Rand
 	if c.Ranking == RankingThompson {
 		rng = NewRand(seed)

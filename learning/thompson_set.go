@@ -72,6 +72,28 @@ func NewChoiceSet(cands []Choice) *ChoiceSet {
 	return s
 }
 
+// setScratch is the per-request working memory of RecommendSet, pooled:
+// sized by the indexed outcomes and the patterns they used, it would
+// otherwise be most of a request's garbage.
+type setScratch struct {
+	marked []int32
+	local  []*Choice
+	pats   [][]int
+	flat   []int
+	all    []setScored
+	ev     evidenceScratch
+}
+
+type setScored struct {
+	cd          *Choice
+	post        Beta
+	mean, score float64
+	local       float64 // similar uses
+	overall     float64
+}
+
+var setScratches = sync.Pool{New: func() any { return new(setScratch) }}
+
 // eventIndex maps the patterns of x's events to the set's choices (-1
 // for none), once per index (an index is immutable: a new outcome makes a
 // new one).
@@ -168,12 +190,17 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	slotsp := set.slots.Get().(*[]int32)
 	slots := *slotsp
-	var marked []int32 // slots to free before pooling
+	sc := setScratches.Get().(*setScratch)
+	marked := sc.marked[:0] // slots to free before pooling
 	defer func() {
 		for _, i := range marked {
 			slots[i] = slotFree
 		}
 		set.slots.Put(slotsp)
+		clear(sc.local) // drop the references before pooling
+		clear(sc.all)
+		sc.marked = marked
+		setScratches.Put(sc)
 	}()
 	live := len(set.choices) + len(extra)
 	for id := range dropped {
@@ -188,7 +215,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	// Local choices: those outcomes used, in the order of first use (the
 	// set's and the extra ones alike); the others are drawn by groups.
-	var local []*Choice
+	local := sc.local[:0]
+	defer func() { sc.local = local }()
 	extraIdx := make(map[string]int, len(extra))
 	extraLocal := make([]int, len(extra))
 	for j, cd := range extra {
@@ -234,12 +262,13 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		neighbors = x.Similar(req.Task, req.Tags, o)
 	}
-	pats := make([][]int, len(events))
+	pats := growTo(sc.pats, len(events))
+	sc.pats = pats
 	uses := 0
 	for _, e := range events {
 		uses += len(e.Patterns)
 	}
-	flat := make([]int, 0, uses)
+	flat := growTo(sc.flat, uses)[:0]
 	for k, e := range events {
 		from := len(flat)
 		for j := range e.Patterns {
@@ -249,14 +278,9 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		pats[k] = flat[from:len(flat):len(flat)]
 	}
-	ev, kappa := c.contextEvidence(events, pats, len(local), neighbors, x, now)
-	type scored struct {
-		cd          *Choice
-		post        Beta
-		mean, score float64
-		local       float64 // similar uses
-		overall     float64
-	}
+	sc.flat = flat
+	ev, kappa := c.contextEvidence(events, pats, len(local), neighbors, x, now, &sc.ev)
+	type scored = setScored
 	mk := func(cd *Choice, e evidence) scored {
 		if e.n == 0 && cd.Successes+cd.Failures > 0 {
 			e.s, e.n = float64(cd.Successes), float64(cd.Successes+cd.Failures)
@@ -310,7 +334,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
 	}
 	best := 0.0
-	all := make([]scored, len(local))
+	all := growTo(sc.all, len(local))
+	sc.all = all
 	for j := range local {
 		all[j] = mk(local[j], ev[j])
 		best = max(best, all[j].mean)
@@ -553,4 +578,13 @@ func nthAvailable(members []int32, xb []int, extra []int, r int, memberID func(i
 		cnt++
 	}
 	return true, nth(pos, r-cnt)
+}
+
+// growTo returns s with length n, reusing its array when it is large
+// enough (the contents are not cleared).
+func growTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
