@@ -370,7 +370,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		return 0
 	}
 	for j := range all {
-		all[j].score = all[j].post.Sample(rng)
+		all[j].score = all[j].post.sampleFast(rng)
 	}
 	{ // the drawn one by one: select each list's head on the draws
 		var parts [2][]int32
@@ -587,4 +587,26 @@ func growTo[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
+}
+
+// sampleFast is Sample with the shape-below-one boost computed as
+// exp(log u / a) rather than u^(1/a) (the same number up to rounding, a
+// third of the cost); the generator is used in the same way.
+func (b Beta) sampleFast(r *Rand) float64 {
+	x, y := r.gammaFast(b.Alpha), r.gammaFast(b.Beta)
+	if x+y == 0 {
+		return b.Mean()
+	}
+	return x / (x + y)
+}
+
+func (r *Rand) gammaFast(shape float64) float64 {
+	if shape <= 0 || shape >= 1 {
+		return r.gamma(shape)
+	}
+	u := r.Float64()
+	for u == 0 {
+		u = r.Float64()
+	}
+	return r.gamma(shape+1) * math.Exp(math.Log(u)/shape)
 }
