@@ -146,7 +146,7 @@ func (b *patternBase) guidance(s *Service, now time.Time) *guidanceBase {
 	// The bounds are tight at the index time and loosen as the evidence
 	// decays (every total shrinks toward nothing, every base score toward
 	// ½): the index is rebuilt once it is a sixteenth of a half-life old.
-	if b.g == nil || now.Sub(b.g.at) > time.Duration(s.lc.Maturity.HalfLifeDays/16*float64(24*time.Hour)) {
+	if b.g == nil || now.Sub(b.g.at).Hours()/24 > s.lc.Maturity.HalfLifeDays/16 {
 		// a minute early, so that a request whose clock reads slightly
 		// earlier than the one that built it is still answered
 		b.g = s.buildGuidanceBase(b.records, now.Add(-indexLead))
