@@ -21,8 +21,9 @@ import (
 // full form a base (a slice and an id index, never modified), and the
 // patterns changed or added since are an overlay of their own. A change
 // copies the overlay, not the project's patterns; the base is rebuilt from
-// the current records only when the overlay has grown to a sixteenth of
-// it (amortised O(1) per change). The guidance index of a base
+// the current records only when the overlay has grown past 512 patterns
+// and a 64th of it (amortised O(1) per change; every request evaluates the
+// overlay's patterns, so it is kept small). The guidance index of a base
 // (guidanceBase) is shared by every snapshot on that base.
 type patternCache struct {
 	mu       sync.Mutex
@@ -128,7 +129,7 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 			}
 			next.overlay[r.Pattern.ID] = r
 		}
-		if len(next.overlay) > max(1024, len(next.base.records)/16) {
+		if len(next.overlay) > max(512, len(next.base.records)/64) {
 			next = &cachedProject{version: v.Version, base: newPatternBase(next.records())}
 		}
 		c.store(project, next, cur)
