@@ -24,7 +24,9 @@ import (
 // the current records only when the overlay has grown past 512 patterns
 // and a 64th of it (amortised O(1) per change; every request evaluates the
 // overlay's patterns, so it is kept small). The guidance index of a base
-// (guidanceBase) is shared by every snapshot on that base.
+// (guidanceBase) is shared by every snapshot on that base. Cached records
+// carry no example task ids (Pattern.ExampleTasks is nil): guidance never
+// shows them, and they were a quarter of the cache's memory.
 type patternCache struct {
 	mu       sync.Mutex
 	projects map[string]*cachedProject
@@ -119,6 +121,7 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		grown := false
 		for i := range delta {
 			r := &delta[i]
+			r.Pattern.ExampleTasks = nil // see patternCache
 			_, inBase := cur.base.index[r.Pattern.ID]
 			if _, seen := next.overlay[r.Pattern.ID]; !inBase && !seen {
 				if !grown { // added is shared with cur: copy before the first append
@@ -141,6 +144,7 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		}
 		recs := make([]*store.PatternRecord, len(all))
 		for i := range all {
+			all[i].Pattern.ExampleTasks = nil // see patternCache
 			recs[i] = &all[i]
 		}
 		next := &cachedProject{version: v.Version, base: newPatternBase(recs)}
