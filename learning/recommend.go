@@ -216,36 +216,12 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		}
 		neighbors = x.Similar(req.Task, req.Tags, o)
 	}
-	local := make(map[int]float64, len(neighbors)) // event index → how much it counts
-	for _, n := range neighbors {
-		local[n.Index] = n.Similarity
-	}
 	index := make(map[string]int, len(cands))
 	for i, cd := range cands {
 		index[cd.ID] = i
 	}
-	// Evidence per candidate: overall (every event) and local (similar
-	// events), each use weighted by its recency among the pattern's uses
-	// and by the age of the outcome.
-	type evidence struct{ s, n, ls, ln float64 }
-	ev := make([]evidence, len(cands))
-	gamma := 1.0
-	if cc.UseHalfLife > 0 {
-		gamma = math.Exp2(-1 / cc.UseHalfLife)
-	}
-	// A first pass with equal credit estimates each pattern's rate; the
-	// second shares each outcome among its patterns by those estimates.
-	// Recency counts uses: the project's uses for the overall evidence, the
-	// similar tasks' uses for the local one (so that a pattern used often
-	// elsewhere keeps its weight in this context).
-	localOrder := make([]int, 0, len(neighbors))
-	for _, n := range neighbors {
-		localOrder = append(localOrder, n.Index)
-	}
-	slices.Sort(localOrder)
-	// Per event, once: the candidates it used and its age weight.
+	// Per event, once: the candidates it used.
 	pats := make([][]int, len(events))
-	decay := make([]float64, len(events))
 	uses := 0
 	for _, e := range events {
 		uses += len(e.Patterns)
@@ -259,84 +235,8 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 			}
 		}
 		pats[k] = flat[from:len(flat):len(flat)]
-		decay[k] = 1
-		if age := now.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
-			decay[k] = math.Exp2(-age / c.HalfLifeDays)
-		}
-		if cc.ProjectHalfLife > 0 {
-			decay[k] *= math.Exp2(-float64(len(events)-1-k) / cc.ProjectHalfLife)
-		}
 	}
-	kappa := cc.PriorStrength
-	if kappa == 0 {
-		kappa = x.AutoPriorStrength()
-	}
-	y := func(k int) float64 {
-		if events[k].Success {
-			return 1
-		}
-		return 0
-	}
-	seen := make([]float64, len(cands)) // recency weight of the next older use
-	estimate := func(credit func(k, i int) float64) {
-		clear(ev)
-		for i := range seen {
-			seen[i] = 1
-		}
-		for k := len(events) - 1; k >= 0; k-- {
-			for _, i := range pats[k] {
-				w := seen[i] * decay[k] * credit(k, i)
-				seen[i] *= gamma
-				ev[i].n += w
-				ev[i].s += w * y(k)
-			}
-		}
-		for i := range seen {
-			seen[i] = 1
-		}
-		for j := len(localOrder) - 1; j >= 0; j-- {
-			k := localOrder[j]
-			for _, i := range pats[k] {
-				w := local[k] * seen[i] * decay[k] * credit(k, i)
-				seen[i] *= gamma
-				ev[i].ln += w
-				ev[i].ls += w * y(k)
-			}
-		}
-	}
-	estimate(func(int, int) float64 { return 1 })
-	if cc.Credit == "blame" {
-		rate := make([]float64, len(cands))
-		for i := range cands {
-			rate[i] = (ev[i].s + 1) / (ev[i].n + 2)
-			if ev[i].ln > 0 {
-				m := rate[i]
-				rate[i] = (kappa*m + ev[i].ls) / (kappa + ev[i].ln)
-			}
-		}
-		estimate(func(k, i int) float64 {
-			if len(pats[k]) < 2 {
-				return 1
-			}
-			// The outcome came from one of its patterns; each is
-			// responsible by its likelihood of that result. Scaled so an
-			// outcome carries as much evidence in all as with equal credit.
-			lik := func(j int) float64 {
-				if events[k].Success {
-					return rate[j]
-				}
-				return 1 - rate[j]
-			}
-			sum := 0.0
-			for _, j := range pats[k] {
-				sum += lik(j)
-			}
-			if sum <= 0 {
-				return 1
-			}
-			return float64(len(pats[k])) * lik(i) / sum
-		})
-	}
+	ev, kappa := c.contextEvidence(events, pats, len(cands), neighbors, x, now, nil)
 	var rng *Rand
 	if c.Ranking == RankingThompson {
 		rng = NewRand(seed)

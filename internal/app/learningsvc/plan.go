@@ -91,9 +91,18 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 			clear(*buf) // drop the references before pooling
 			viewBuffers.Put(buf)
 		}()
-		pv, err := s.patternViews(ctx, tx, project, now, (*buf)[:0])
+		snap, err := s.cache.snapshot(ctx, tx, project)
 		if err != nil {
 			return err
+		}
+		pv, ok, err := s.guidanceViews(ctx, tx, snap, in, now, (*buf)[:0])
+		if err != nil {
+			return err
+		}
+		if !ok { // the clock went back before the guidance index: evaluate every pattern
+			if pv, err = s.patternViews(ctx, tx, project, now, (*buf)[:0]); err != nil {
+				return err
+			}
 		}
 		views := pv.views
 		cs, err := tx.ListCriteria(ctx, project)
@@ -122,7 +131,7 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 			if err != nil {
 				return err
 			}
-			g.Contextualize(s.lc.Recommend(in, s.lc.ChoicesOf(views), idx, now, learning.RequestSeed(in, now)))
+			g.Contextualize(s.recommend(snap, in, idx, now))
 		}
 		*buf = views
 		return nil

@@ -1,0 +1,612 @@
+package learning
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ChoiceSet is an immutable set of choices prepared for repeated thompson
+// rankings (RecommendSet): an id index, and the choices grouped by their
+// own use counts. A project's patterns change one at a time, so a caller
+// keeps a set across many requests and passes what changed since as
+// dropped ids and extra choices.
+type ChoiceSet struct {
+	choices   []Choice
+	index     map[string]int
+	groups    []choiceGroup
+	groupOf   []int32
+	memberPos []int32   // position of a choice in its group's members
+	slots     sync.Pool // *[]int32 of len(choices), every entry free (-1)
+	events    atomic.Pointer[eventIndex]
+}
+
+// choiceGroup is the choices with the same success and failure counts.
+type choiceGroup struct {
+	successes, failures int64
+	members             []int32
+}
+
+// NewChoiceSet prepares cands (ids unique) for RecommendSet.
+func NewChoiceSet(cands []Choice) *ChoiceSet {
+	s := &ChoiceSet{choices: cands, index: make(map[string]int, len(cands)), groupOf: make([]int32, len(cands)),
+		memberPos: make([]int32, len(cands))}
+	byCounts := map[[2]int64]int32{}
+	for i, cd := range cands {
+		s.index[cd.ID] = i
+		key := [2]int64{cd.Successes, cd.Failures}
+		g, ok := byCounts[key]
+		if !ok {
+			g = int32(len(s.groups))
+			byCounts[key] = g
+			s.groups = append(s.groups, choiceGroup{successes: cd.Successes, failures: cd.Failures})
+		}
+		s.groups[g].members = append(s.groups[g].members, int32(i))
+	}
+	// Canonical orders (groups by counts, members by id), so a ranking
+	// does not depend on how the caller's choices were split between the
+	// set and the extra ones.
+	slices.SortFunc(s.groups, func(a, b choiceGroup) int {
+		return cmp.Or(cmp.Compare(a.successes, b.successes), cmp.Compare(a.failures, b.failures))
+	})
+	for g := range s.groups {
+		m := s.groups[g].members
+		slices.SortFunc(m, func(a, b int32) int { return strings.Compare(cands[a].ID, cands[b].ID) })
+		for k, i := range m {
+			s.groupOf[i], s.memberPos[i] = int32(g), int32(k)
+		}
+	}
+	n := len(cands)
+	s.slots.New = func() any {
+		sl := make([]int32, n)
+		for i := range sl {
+			sl[i] = slotFree
+		}
+		return &sl
+	}
+	return s
+}
+
+// setScratch is the per-request working memory of RecommendSet, pooled:
+// sized by the indexed outcomes and the patterns they used, it would
+// otherwise be most of a request's garbage.
+type setScratch struct {
+	marked []int32
+	local  []*Choice
+	pats   [][]int
+	flat   []int
+	all    []setScored
+	ev     evidenceScratch
+}
+
+type setScored struct {
+	cd          *Choice
+	post        Beta
+	mean, score float64
+	local       float64 // similar uses
+	overall     float64
+}
+
+var setScratches = sync.Pool{New: func() any { return new(setScratch) }}
+
+// eventIndex maps the patterns of x's events to the set's choices (-1
+// for none), once per index (an index is immutable: a new outcome makes a
+// new one).
+func (s *ChoiceSet) eventIndex(x *ContextIndex) [][]int32 {
+	if c := s.events.Load(); c != nil && c.x == x {
+		return c.idx
+	}
+	idx := make([][]int32, len(x.events))
+	uses := 0
+	for _, e := range x.events {
+		uses += len(e.Patterns)
+	}
+	flat := make([]int32, 0, uses)
+	for k, e := range x.events {
+		from := len(flat)
+		for _, pid := range e.Patterns {
+			i, ok := s.index[pid]
+			if !ok {
+				i = -1
+			}
+			flat = append(flat, int32(i))
+		}
+		idx[k] = flat[from:len(flat):len(flat)]
+	}
+	s.events.Store(&eventIndex{x: x, idx: idx})
+	return idx
+}
+
+type eventIndex struct {
+	x   *ContextIndex
+	idx [][]int32
+}
+
+// Len is the number of choices in the set.
+func (s *ChoiceSet) Len() int { return len(s.choices) }
+
+// Choice returns the choice with id.
+func (s *ChoiceSet) Choice(id string) (Choice, bool) {
+	i, ok := s.index[id]
+	if !ok {
+		return Choice{}, false
+	}
+	return s.choices[i], true
+}
+
+const (
+	slotFree    = -1 // in a group, not drawn yet
+	slotDropped = -2 // replaced or removed by the caller
+	slotTaken   = -3 // drawn from its group in this request
+)
+
+// RecommendSet is Recommend over the choices of set, minus the ids in
+// dropped, plus extra (ids unique across both), for the thompson policy;
+// other policies are answered by Recommend over the materialised choices.
+//
+// Its cost does not grow with the number of choices, and its output has
+// the distribution of Recommend's. The argument: Recommend draws one
+// number from each choice's posterior, independently, and reads the
+// order. A choice that none of the indexed outcomes used has a posterior
+// that depends only on its own success and failure counts (Choice.
+// Successes, Failures), so the choices of a group with the same counts
+// draw independent, identically distributed numbers. For such a group of
+// n, the largest draws are generated directly, best first, from the
+// uniform order statistics (the largest of n uniforms is V^(1/n), the next
+// the previous times V^(1/(n−1)), …, with V uniform) mapped through the
+// posterior's quantile function, which is increasing; and since the group
+// is exchangeable, the choice that gets each draw is picked uniformly
+// among the group's choices not yet drawn. A group stops generating as
+// soon as its next draw cannot enter the list it belongs to (the
+// recommended or the avoided, each kept to the limit): every later draw of
+// the group is lower still. That comparison needs the posterior's tail
+// probability at the current threshold (one CDF evaluation), not the
+// quantile. The choices that outcomes used, and the extra ones, are drawn
+// one by one as in Recommend. Only the draws are from a different stream
+// of the same seeded generator, so a request is still reproducible, and
+// the quantile is computed to about 1e-12 (the draw is exact up to that
+// rounding). TestRecommendSetSameDistribution compares the two over many
+// seeds.
+func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[string]bool, extra []Choice,
+	x *ContextIndex, now time.Time, seed uint64) Recommendation {
+	if c.Ranking != RankingThompson {
+		cands := make([]Choice, 0, len(set.choices)+len(extra))
+		for _, cd := range set.choices {
+			if !dropped[cd.ID] {
+				cands = append(cands, cd)
+			}
+		}
+		return c.Recommend(req, append(cands, extra...), x, now, seed)
+	}
+	cc := c.Context
+	rec := Recommendation{Ranking: c.Ranking, Recommended: []Recommended{}, Avoid: []Recommended{}, SimilarTasks: []SimilarTask{}}
+	if x == nil {
+		x = NewContextIndex(nil)
+	}
+	slotsp := set.slots.Get().(*[]int32)
+	slots := *slotsp
+	sc := setScratches.Get().(*setScratch)
+	marked := sc.marked[:0] // slots to free before pooling
+	defer func() {
+		for _, i := range marked {
+			slots[i] = slotFree
+		}
+		set.slots.Put(slotsp)
+		clear(sc.local) // drop the references before pooling
+		clear(sc.all)
+		sc.marked = marked
+		setScratches.Put(sc)
+	}()
+	live := len(set.choices) + len(extra)
+	for id := range dropped {
+		if i, ok := set.index[id]; ok && slots[i] == slotFree {
+			slots[i] = slotDropped
+			marked = append(marked, int32(i))
+			live--
+		}
+	}
+	if live == 0 {
+		return rec
+	}
+	// Local choices: those outcomes used, in the order of first use (the
+	// set's and the extra ones alike); the others are drawn by groups.
+	local := sc.local[:0]
+	defer func() { sc.local = local }()
+	extraIdx := make(map[string]int, len(extra))
+	extraLocal := make([]int, len(extra))
+	for j, cd := range extra {
+		extraIdx[cd.ID] = j
+		extraLocal[j] = -1
+	}
+	// setIdx[k][j] is the set's index of event k's j-th pattern (-1: none).
+	setIdx := set.eventIndex(x)
+	localOf := func(k, j int) (int, bool) {
+		i := int(setIdx[k][j])
+		if i < 0 || slots[i] == slotDropped {
+			if len(extra) == 0 {
+				return 0, false
+			}
+			j, ok := extraIdx[x.events[k].Patterns[j]]
+			if !ok {
+				return 0, false
+			}
+			if extraLocal[j] < 0 {
+				extraLocal[j] = len(local)
+				local = append(local, &extra[j])
+			}
+			return extraLocal[j], true
+		}
+		switch s := slots[i]; {
+		case s >= 0:
+			return int(s), true
+		case s == slotDropped:
+			return 0, false
+		}
+		slots[i] = int32(len(local))
+		marked = append(marked, int32(i))
+		local = append(local, &set.choices[i])
+		return len(local) - 1, true
+	}
+	events := x.Events()
+	var neighbors []Neighbor
+	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 || req.Kind != "" {
+		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
+		if cc.InferKind || req.Kind != "" {
+			rec.Kind = cmp.Or(req.Kind, InferKind(req.Task))
+			o.Kind, o.KindWeight, o.CrossKind = rec.Kind, cc.KindWeight, cc.CrossKind
+		}
+		neighbors = x.Similar(req.Task, req.Tags, o)
+	}
+	pats := growTo(sc.pats, len(events))
+	sc.pats = pats
+	uses := 0
+	for _, e := range events {
+		uses += len(e.Patterns)
+	}
+	flat := growTo(sc.flat, uses)[:0]
+	for k, e := range events {
+		from := len(flat)
+		for j := range e.Patterns {
+			if i, ok := localOf(k, j); ok {
+				flat = append(flat, i)
+			}
+		}
+		pats[k] = flat[from:len(flat):len(flat)]
+	}
+	sc.flat = flat
+	ev, kappa := c.contextEvidence(events, pats, len(local), neighbors, x, now, &sc.ev)
+	type scored = setScored
+	mk := func(cd *Choice, e evidence) scored {
+		if e.n == 0 && cd.Successes+cd.Failures > 0 {
+			e.s, e.n = float64(cd.Successes), float64(cd.Successes+cd.Failures)
+		}
+		overall := Beta{Alpha: e.s + 1, Beta: e.n - e.s + 1}
+		post := overall
+		if len(neighbors) > 0 {
+			m := overall.Mean()
+			post = Beta{Alpha: kappa*m + e.ls, Beta: kappa*(1-m) + e.ln - e.ls}
+		}
+		return scored{cd: cd, post: post, mean: post.Mean(), local: e.ln, overall: e.n}
+	}
+	// Groups of untouched choices, by their counts: the set's members
+	// (ordered by id) without the used and dropped ones, and the extra
+	// choices outcomes did not use.
+	type groupState struct {
+		proto scored // the posterior every member shares (cd nil)
+		s, f  int64  // the counts
+		g     int    // the set's group, or -1
+		xb    []int  // positions excluded from the set's members, sorted
+		extra []int  // extra choices in the group, by id
+		n     int    // members available
+	}
+	var gs []groupState
+	byCounts := map[[2]int64]int{}
+	for g, gr := range set.groups {
+		byCounts[[2]int64{gr.successes, gr.failures}] = len(gs)
+		gs = append(gs, groupState{s: gr.successes, f: gr.failures, g: g, n: len(gr.members)})
+	}
+	for _, i := range marked {
+		st := &gs[set.groupOf[i]]
+		st.xb = append(st.xb, int(set.memberPos[i]))
+		st.n--
+	}
+	for j, cd := range extra {
+		if extraLocal[j] >= 0 {
+			continue
+		}
+		key := [2]int64{cd.Successes, cd.Failures}
+		k, ok := byCounts[key]
+		if !ok {
+			k = len(gs)
+			byCounts[key] = k
+			gs = append(gs, groupState{s: cd.Successes, f: cd.Failures, g: -1})
+		}
+		gs[k].extra = append(gs[k].extra, j)
+		gs[k].n++
+	}
+	slices.SortFunc(gs, func(a, b groupState) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.f, b.f)) })
+	for k := range gs {
+		slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
+	}
+	best := 0.0
+	all := growTo(sc.all, len(local))
+	sc.all = all
+	for j := range local {
+		all[j] = mk(local[j], ev[j])
+		best = max(best, all[j].mean)
+	}
+	for k := range gs {
+		if gs[k].n > 0 {
+			gs[k].proto = mk(&Choice{Successes: gs[k].s, Failures: gs[k].f}, evidence{})
+			best = max(best, gs[k].proto.mean)
+		}
+	}
+	below := func(b Beta, x float64) bool {
+		return b.UpperBound(cc.Explore) < x || b.CDF(x) > cc.Explore
+	}
+	avoid := func(s scored) bool {
+		return s.post.Mean() < cc.Avoid && s.post.Evidence() >= kappa+3 && below(s.post, best)
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	order := func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.mean, a.mean),
+			strings.Compare(a.cd.Content, b.cd.Content), strings.Compare(a.cd.ID, b.cd.ID))
+	}
+	rng := NewRand(seed)
+	// The two lists, each the best limit by draw so far, in order.
+	var lists [2][]scored // 0: recommended, 1: avoid
+	listOf := func(s scored) int {
+		if avoid(s) {
+			return 1
+		}
+		return 0
+	}
+	for j := range all {
+		all[j].score = all[j].post.sampleFast(rng)
+	}
+	{ // the drawn one by one: select each list's head on the draws
+		var parts [2][]int32
+		for j, s := range all {
+			l := listOf(s)
+			parts[l] = append(parts[l], int32(j))
+		}
+		for l := range parts {
+			m := min(limit, len(parts[l]))
+			sortTopKeyed(parts[l], m, func(j int32) float64 { return all[j].score },
+				func(a, b int32) int { return order(all[a], all[b]) })
+			for _, j := range parts[l][:m] {
+				lists[l] = append(lists[l], all[j])
+			}
+		}
+	}
+	push := func(l int, s scored) {
+		i, _ := slices.BinarySearchFunc(lists[l], s, order)
+		lists[l] = slices.Insert(lists[l], i, s)
+		if len(lists[l]) > limit {
+			lists[l] = lists[l][:limit]
+		}
+	}
+	threshold := func(l int) float64 { // the limit-th best draw of list l, or -1
+		if len(lists[l]) < limit {
+			return -1
+		}
+		return lists[l][limit-1].score
+	}
+	for k := range gs {
+		st := &gs[k]
+		if st.n <= 0 {
+			continue
+		}
+		proto := st.proto
+		l := listOf(proto)
+		sortedXB := false
+		var members []int32
+		if st.g >= 0 {
+			members = set.groups[st.g].members
+		}
+		// upper tails: P(draw > x) = CDF of Beta(β, α) at 1 − x
+		flip := Beta{Alpha: proto.post.Beta, Beta: proto.post.Alpha}
+		logU := 0.0
+		for left := st.n; left > 0; left-- {
+			tau := threshold(l)
+			v := rng.Float64()
+			for v == 0 {
+				v = rng.Float64()
+			}
+			logU += math.Log(v) / float64(left)
+			tail := -math.Expm1(logU) // P(draw > this order statistic)
+			if tau >= 0 && tail >= flip.CDF(1-tau) {
+				break // this draw, and every later one of the group, is at most tau
+			}
+			s := proto
+			s.score = 1 - flip.quantileFine(tail)
+			// the member that gets it: uniform among those not drawn, by
+			// rank in id order
+			r := min(left-1, int(rng.Float64()*float64(left)))
+			if !sortedXB { // only the groups that place a draw need it
+				slices.Sort(st.xb)
+				sortedXB = true
+			}
+			if fromSet, at := nthAvailable(members, st.xb, st.extra, r, func(i int32) string { return set.choices[i].ID },
+				func(j int) string { return extra[j].ID }); fromSet {
+				s.cd = &set.choices[members[at]]
+				st.xb = slices.Insert(st.xb, sort.SearchInts(st.xb, at), at)
+			} else {
+				s.cd = &extra[st.extra[at]]
+				st.extra = slices.Delete(st.extra, at, at+1)
+			}
+			push(l, s)
+		}
+	}
+	for l := range lists {
+		slices.SortFunc(lists[l], order)
+		lists[l] = lists[l][:min(limit, len(lists[l]))]
+	}
+	item := func(s scored, reason string) Recommended {
+		cd := s.cd
+		return Recommended{ID: cd.ID, Content: cd.Content, Tags: cd.Tags, Rate: round4(s.post.Mean()),
+			Interval: s.post.Interval95(), Score: round4(s.score), Similar: round4(s.local), Overall: round4(s.overall),
+			Reason: reason}
+	}
+	for _, s := range lists[0] {
+		rec.Recommended = append(rec.Recommended, item(s, rankReason(*s.cd, s.post, s.local, len(neighbors) > 0)))
+	}
+	for _, s := range lists[1] {
+		rec.Avoid = append(rec.Avoid, item(s, avoidReason(s.post, s.local, len(neighbors) > 0)))
+	}
+	var top *scored
+	for l := range lists {
+		if len(lists[l]) > 0 && (top == nil || order(lists[l][0], *top) < 0) {
+			top = &lists[l][0]
+		}
+	}
+	if top != nil && top.post.Mean() < best-1e-12 {
+		reason := "drawn first from its uncertain rate: trying it teaches the most"
+		if top.cd.Inverted {
+			reason = "an anti-pattern project-wide whose evidence has aged and is uncertain again: re-testing it tells whether it still fails"
+		}
+		r := item(*top, reason)
+		rec.Explore = &r
+	}
+	for _, n := range neighbors {
+		e := events[n.Index]
+		rec.SimilarTasks = append(rec.SimilarTasks, SimilarTask{OutcomeID: e.OutcomeID, TaskID: e.TaskID,
+			Task: excerptLine(e.Task, 160), Similarity: round4(n.Similarity), Success: e.Success, Patterns: slices.Clone(e.Patterns)})
+		if len(rec.SimilarTasks) == 10 {
+			break
+		}
+	}
+	return rec
+}
+
+// quantileFine is Quantile to about 1e-12 relative: bisection to 1e-6,
+// then Newton steps on the CDF; in the far lower tail (a quantile under
+// 1e-4, where the bisection's absolute precision is no precision at all),
+// Newton steps on log CDF against log y, from the tail's asymptote
+// F(y) ≈ y^α / (α·B(α, β)).
+func (b Beta) quantileFine(p float64) float64 {
+	if p <= 0 || p >= 1 {
+		return b.Quantile(p)
+	}
+	lb := lbeta(b.Alpha, b.Beta)
+	logDensity := func(q float64) float64 { return (b.Alpha-1)*math.Log(q) + (b.Beta-1)*math.Log1p(-q) - lb }
+	q := b.Quantile(p)
+	if q > 1e-4 {
+		for range 4 {
+			d := math.Exp(logDensity(q))
+			if !(d > 0) || math.IsInf(d, 0) {
+				break
+			}
+			step := (b.CDF(q) - p) / d
+			next := q - step
+			if !(next > 0 && next < 1) || math.Abs(step) > 1e-5 {
+				break
+			}
+			q = next
+			if math.Abs(step) < 1e-13 {
+				break
+			}
+		}
+		return q
+	}
+	lp := math.Log(p)
+	t := (lp + math.Log(b.Alpha) + lb) / b.Alpha // log y
+	if t > math.Log(1e-4) {
+		t = math.Log(q + 1e-300)
+	}
+	for range 50 {
+		y := math.Exp(t)
+		if y <= 0 || y >= 1 {
+			break
+		}
+		f := b.CDF(y)
+		if !(f > 0) {
+			break
+		}
+		// d log F / d log y = density·y / F
+		g := math.Exp(logDensity(y)+t) / f
+		if !(g > 0) || math.IsInf(g, 0) {
+			break
+		}
+		step := (math.Log(f) - lp) / g
+		t -= max(-5, min(5, step))
+		if math.Abs(step) < 1e-12 {
+			break
+		}
+	}
+	return math.Exp(t)
+}
+
+// nthAvailable finds the r-th (from 0) of the available members of a
+// group in id order: members (the set's, by id) without the positions in
+// xb (sorted), merged with extra (by id). It returns whether it is one of
+// members (and its position there) or of extra (its index in extra).
+// Its cost is in the excluded and extra ones, not in the members.
+func nthAvailable(members []int32, xb []int, extra []int, r int, memberID func(int32) string, extraID func(int) string) (bool, int) {
+	excludedIn := func(lo, hi int) int { return sort.SearchInts(xb, hi) - sort.SearchInts(xb, lo) }
+	nth := func(lo, t int) int { // the t-th available position from lo
+		p := lo + t
+		for _, x := range xb[sort.SearchInts(xb, lo):] {
+			if x > p {
+				break
+			}
+			p++
+		}
+		return p
+	}
+	pos, cnt := 0, 0
+	for e, j := range extra {
+		id := extraID(j)
+		q := sort.Search(len(members), func(k int) bool { return memberID(members[k]) >= id })
+		if avail := q - pos - excludedIn(pos, q); cnt+avail > r {
+			return true, nth(pos, r-cnt)
+		} else {
+			cnt += avail
+		}
+		pos = q
+		if cnt == r {
+			return false, e
+		}
+		cnt++
+	}
+	return true, nth(pos, r-cnt)
+}
+
+// growTo returns s with length n, reusing its array when it is large
+// enough (the contents are not cleared).
+func growTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// sampleFast is Sample with the shape-below-one boost computed as
+// exp(log u / a) rather than u^(1/a) (the same number up to rounding, a
+// third of the cost); the generator is used in the same way.
+func (b Beta) sampleFast(r *Rand) float64 {
+	x, y := r.gammaFast(b.Alpha), r.gammaFast(b.Beta)
+	if x+y == 0 {
+		return b.Mean()
+	}
+	return x / (x + y)
+}
+
+func (r *Rand) gammaFast(shape float64) float64 {
+	if shape <= 0 || shape >= 1 {
+		return r.gamma(shape)
+	}
+	u := r.Float64()
+	for u == 0 {
+		u = r.Float64()
+	}
+	return r.gamma(shape+1) * math.Exp(math.Log(u)/shape)
+}
