@@ -377,6 +377,7 @@ func (ix *Index) search(query []float32, k int, keep func(string) bool) ([]Hit, 
 	sumq, _ := quantize(qcode, qf)
 	ys := make([]uint64, ix.stride/2)
 	prepare(ys, qcode)
+	sq, sparse := sparseOf(qcode)
 	bias := codeBias * sumq
 
 	ix.Train()
@@ -397,7 +398,12 @@ func (ix *Index) search(query []float32, k int, keep func(string) bool) ([]Hit, 
 				continue
 			}
 			kept++
-			d := dotCodes(ys, pt.codes[i*stride:(i+1)*stride])
+			var d int32
+			if sparse {
+				d = dotSparse(sq, pt.codes[i*stride:(i+1)*stride])
+			} else {
+				d = dotCodes(ys, pt.codes[i*stride:(i+1)*stride])
+			}
 			top.offer(cand{float32(d-bias) * pt.inv[i], int32(p), int32(i)})
 		}
 	}
