@@ -113,6 +113,8 @@ func TestRecallProfile(t *testing.T) {
 	cpuDry := (cpuTime() - cpu0) / time.Duration(recalls)
 	t.Logf("dry-run recall: p50 %s p90 %s p99 %s", dry.P50, dry.P90, dry.P99)
 	t.Logf("CPU per recall (process user+system): %s stored, %s dry run", cpuWarm, cpuDry)
+	rss, peak, _ := Memory()
+	t.Logf("RSS %.0f MiB (peak %.0f)", rss, peak)
 }
 
 // cpuTime is the process's user and system CPU time so far.
