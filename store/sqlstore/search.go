@@ -398,8 +398,7 @@ func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order 
 			coarse[k] += b.idf[term]
 		}
 	}
-	better := func(x, y K) int { return cmp.Or(cmp.Compare(coarse[y], coarse[x]), order(x, y)) }
-	cands := best(coarse, rerankPool(limit), better)
+	cands := best(coarse, rerankPool(limit), order)
 	hits := make([]store.TextHit, 0, len(cands))
 	for chunk := range slices.Chunk(cands, inChunk) {
 		q, args := bodies(chunk, pad)
@@ -423,19 +422,33 @@ func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order 
 	return hits, nil
 }
 
-// best returns the keys of m, best first by better, at most n of them (all
-// when n <= 0), selecting with a bounded heap rather than sorting them all.
-func best[K comparable](m map[K]float64, n int, better func(a, b K) int) []K {
-	if n <= 0 || len(m) <= n {
-		out := make([]K, 0, len(m))
-		for k := range m {
-			out = append(out, k)
+// best returns the keys of m, best first (highest value, ties by order),
+// at most n of them (all when n <= 0), selecting with a bounded heap rather
+// than sorting them all. The values are copied next to their keys first:
+// comparing through map lookups was most of the selection's cost.
+func best[K comparable](m map[K]float64, n int, order func(a, b K) int) []K {
+	type scored struct {
+		k K
+		s float64
+	}
+	better := func(x, y scored) int { return cmp.Or(cmp.Compare(y.s, x.s), order(x.k, y.k)) }
+	keys := func(in []scored) []K {
+		slices.SortFunc(in, better)
+		out := make([]K, len(in))
+		for i, e := range in {
+			out[i] = e.k
 		}
-		slices.SortFunc(out, better)
 		return out
 	}
+	if n <= 0 || len(m) <= n {
+		all := make([]scored, 0, len(m))
+		for k, v := range m {
+			all = append(all, scored{k, v})
+		}
+		return keys(all)
+	}
 	// heap[0] is the worst of the n best so far.
-	heap := make([]K, 0, n)
+	heap := make([]scored, 0, n)
 	worse := func(i, j int) bool { return better(heap[i], heap[j]) > 0 }
 	down := func(i int) {
 		for {
@@ -453,9 +466,10 @@ func best[K comparable](m map[K]float64, n int, better func(a, b K) int) []K {
 			i = w
 		}
 	}
-	for k := range m {
+	for k, v := range m {
+		e := scored{k, v}
 		if len(heap) < n {
-			heap = append(heap, k)
+			heap = append(heap, e)
 			for i := len(heap) - 1; i > 0; {
 				p := (i - 1) / 2
 				if !worse(i, p) {
@@ -466,13 +480,12 @@ func best[K comparable](m map[K]float64, n int, better func(a, b K) int) []K {
 			}
 			continue
 		}
-		if better(k, heap[0]) < 0 {
-			heap[0] = k
+		if better(e, heap[0]) < 0 {
+			heap[0] = e
 			down(0)
 		}
 	}
-	slices.SortFunc(heap, better)
-	return heap
+	return keys(heap)
 }
 
 // scanOne scans a single column.
