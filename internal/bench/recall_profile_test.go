@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
@@ -99,6 +100,8 @@ func TestRecallProfile(t *testing.T) {
 	t.Logf("recall: cold %s, warm %s", res.Cold, fmt.Sprintf("p50 %s p90 %s p99 %s", res.Warm.P50, res.Warm.P90, res.Warm.P99))
 	// The same queries as dry runs: no recall event written.
 	cpu0 = cpuTime()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	var ds []time.Duration
 	rng := rand.New(rand.NewPCG(5, 6)) // bench.Recall's queries
 	for i := range recalls {
@@ -111,6 +114,10 @@ func TestRecallProfile(t *testing.T) {
 	}
 	dry := Summarise(ds)
 	cpuDry := (cpuTime() - cpu0) / time.Duration(recalls)
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	t.Logf("dry runs: %.0f KiB allocated per recall, %d GC cycles in %d recalls", float64(ms1.TotalAlloc-ms0.TotalAlloc)/1024/float64(recalls),
+		ms1.NumGC-ms0.NumGC, recalls)
 	t.Logf("dry-run recall: p50 %s p90 %s p99 %s", dry.P50, dry.P90, dry.P99)
 	t.Logf("CPU per recall (process user+system): %s stored, %s dry run", cpuWarm, cpuDry)
 	rss, peak, _ := Memory()
