@@ -319,7 +319,7 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 				return strings.Split(list.String, postingSep), nil
 			},
 			func(refs []string, pad string) (string, []any) {
-				return `SELECT ref_id, body FROM search_docs WHERE project = ? AND kind = ? AND ` + inList("ref_id", inChunk),
+				return t.seekIn("ref_id, body", "search_docs", []string{"project", "kind"}, "ref_id"),
 					padArgs([]any{project, string(kind)}, refs, pad)
 			}, "") // ref ids are never empty
 	default:
@@ -522,8 +522,7 @@ func (t *Tx) termDocs(ctx context.Context, project string, kind experience.ItemK
 			}
 			out[term] = docs
 			return struct{}{}, nil
-		}, func(struct{}) error { return nil }, `SELECT term, docs FROM search_terms WHERE project = ? AND kind = ? AND `+
-			inList("term", inChunk), args...)
+		}, func(struct{}) error { return nil }, t.seekIn("term, docs", "search_terms", []string{"project", "kind"}, "term"), args...)
 		if err != nil {
 			return nil, err
 		}
