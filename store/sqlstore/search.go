@@ -58,6 +58,11 @@ func rerankPool(limit int) int {
 // multiple of it, so the statement cache holds few distinct queries.
 const inChunk = 32
 
+// bodyChunk is the size of the lists of documents whose bodies a search
+// reads: at least rerankPool(recallPool), so that a recall's search reads
+// them in one query (four round trips to PostgreSQL before).
+const bodyChunk = 128
+
 // bodyTerms splits a stored body back into its terms.
 func bodyTerms(body string) []string { return strings.Fields(body) }
 
@@ -296,7 +301,7 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 				return parseRowids(list.String)
 			},
 			func(ids []int64, pad int64) (string, []any) {
-				return `SELECT ref_id, body FROM search_docs WHERE ` + inList("id", inChunk), padArgs(nil, ids, pad)
+				return `SELECT ref_id, body FROM search_docs WHERE ` + inList("id", bodyChunk), padArgsN(nil, ids, pad, bodyChunk)
 			}, -1) // rowids are positive
 	case PostingTable:
 		hits, err = rerank(ctx, t, scorer, limit, func(a, b string) int { return strings.Compare(b, a) },
@@ -319,8 +324,8 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 				return strings.Split(list.String, postingSep), nil
 			},
 			func(refs []string, pad string) (string, []any) {
-				return t.seekIn("ref_id, body", "search_docs", []string{"project", "kind"}, "ref_id"),
-					padArgs([]any{project, string(kind)}, refs, pad)
+				return t.seekIn("ref_id, body", "search_docs", []string{"project", "kind"}, "ref_id", bodyChunk),
+					padArgsN([]any{project, string(kind)}, refs, pad, bodyChunk)
 			}, "") // ref ids are never empty
 	default:
 		err = errNoFullText
@@ -379,7 +384,7 @@ func (b *bm25) score(body string) float64 {
 // rerank runs both stages over documents keyed by K (rowids or ref ids):
 // postings(term, limit, newest) reads a term's documents (only the newest
 // limit when newest), order ranks keys newest first, and bodies builds the
-// query of the ref ids and bodies of at most inChunk keys, padded with pad.
+// query of the ref ids and bodies of at most bodyChunk keys, padded with pad.
 func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order func(a, b K) int,
 	postings func(term string, limit int, newest bool) ([]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
 	coarse := make(map[K]float64, PostingBudget) // sized once: it holds up to the budget
@@ -400,7 +405,7 @@ func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order 
 	}
 	cands := best(coarse, rerankPool(limit), order)
 	hits := make([]store.TextHit, 0, len(cands))
-	for chunk := range slices.Chunk(cands, inChunk) {
+	for chunk := range slices.Chunk(cands, bodyChunk) {
 		q, args := bodies(chunk, pad)
 		err := each(ctx, t, "search documents", func(s scanner) ([2]string, error) {
 			var d [2]string
@@ -497,8 +502,11 @@ func scanOne[T any](s scanner) (T, error) {
 // padArgs appends the values of chunk (at most inChunk) to args, padded
 // with pad, a value that matches nothing, to inChunk values: the IN lists
 // of a query then always have inChunk items.
-func padArgs[T any](args []any, chunk []T, pad T) []any {
-	for i := range inChunk {
+func padArgs[T any](args []any, chunk []T, pad T) []any { return padArgsN(args, chunk, pad, inChunk) }
+
+// padArgsN is padArgs to n values.
+func padArgsN[T any](args []any, chunk []T, pad T, n int) []any {
+	for i := range n {
 		if i < len(chunk) {
 			args = append(args, chunk[i])
 		} else {
@@ -522,7 +530,7 @@ func (t *Tx) termDocs(ctx context.Context, project string, kind experience.ItemK
 			}
 			out[term] = docs
 			return struct{}{}, nil
-		}, func(struct{}) error { return nil }, t.seekIn("term, docs", "search_terms", []string{"project", "kind"}, "term"), args...)
+		}, func(struct{}) error { return nil }, t.seekIn("term, docs", "search_terms", []string{"project", "kind"}, "term", inChunk), args...)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,7 @@ import (
 
 // seekIn returns a query of the columns cols of the rows of table whose
 // columns fixed equal the first len(fixed) arguments and whose column key
-// is one of the next inChunk arguments (padArgs pads them).
+// is one of the next n arguments (padArgsN pads them).
 //
 // SQLite answers `key IN (…)` with one seek per value. PostgreSQL's plan
 // depends on its statistics: right after a bulk load, before autovacuum has
@@ -20,21 +20,21 @@ import (
 //
 // The keys must be distinct (a key given twice would return its row twice
 // on PostgreSQL).
-func (t *Tx) seekIn(cols, table string, fixed []string, key string) string {
+func (t *Tx) seekIn(cols, table string, fixed []string, key string, n int) string {
 	if t.d.Name != Postgres.Name {
 		var b strings.Builder
 		b.WriteString(`SELECT ` + cols + ` FROM ` + table + ` WHERE `)
 		for _, f := range fixed {
 			b.WriteString(f + ` = ? AND `)
 		}
-		b.WriteString(inList(key, inChunk))
+		b.WriteString(inList(key, n))
 		return b.String()
 	}
 	// Numbered placeholders written here: the fixed values are $1…, the
 	// keys follow ("?" rebinding leaves them as they are).
 	var b strings.Builder
 	b.WriteString(`SELECT x.* FROM (VALUES `)
-	for i := range inChunk {
+	for i := range n {
 		if i > 0 {
 			b.WriteString(`, `)
 		}
