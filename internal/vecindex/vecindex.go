@@ -16,7 +16,9 @@
 //
 // A query is normalised and quantized the same way. Candidates are ranked
 // by the int8·int8 dot product of the codes, computed two products per
-// 64-bit multiplication in plain Go (see dotCodes); the best max(4k, 64)
+// 64-bit multiplication in plain Go (see dotCodes; a query with under a
+// quarter of its codes nonzero multiplies only those, see dotSparse, with
+// the same integer result); the best max(4k, 64)
 // candidates are then rescored with the float query against their codes,
 // and that rescored estimate is the [Hit] score. Results are ordered by
 // score, best first, ties by id.
