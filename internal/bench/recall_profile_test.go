@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,16 +59,28 @@ func TestRecallProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The open and the first recall are profiled into <dir>/first.pprof.
+	ff, err := os.Create(filepath.Join(dir, "first.pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(ff); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
 	e, err := kaizen.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	t0 := time.Now()
+	opened := time.Since(t0)
+	t0 = time.Now()
 	if _, err := e.Recall(ctx, kaizen.RecallInput{Project: project, Query: "edit generated files", DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("first recall after open: %s", time.Since(t0))
+	t.Logf("open %s, first recall after open: %s", opened, time.Since(t0))
+	pprof.StopCPUProfile()
+	ff.Close()
 	f, err := os.Create(filepath.Join(dir, "recall.pprof"))
 	if err != nil {
 		t.Fatal(err)
@@ -75,13 +89,19 @@ func TestRecallProfile(t *testing.T) {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		t.Fatal(err)
 	}
+	cpu0 := cpuTime()
 	res, err := Recall(ctx, e, project, recalls)
+	e.SettleRecalls()
+	cpuWarm := (cpuTime() - cpu0) / time.Duration(recalls+1)
 	pprof.StopCPUProfile()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("recall: cold %s, warm %s", res.Cold, fmt.Sprintf("p50 %s p90 %s p99 %s", res.Warm.P50, res.Warm.P90, res.Warm.P99))
 	// The same queries as dry runs: no recall event written.
+	cpu0 = cpuTime()
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
 	var ds []time.Duration
 	rng := rand.New(rand.NewPCG(5, 6)) // bench.Recall's queries
 	for i := range recalls {
@@ -93,7 +113,24 @@ func TestRecallProfile(t *testing.T) {
 		ds = append(ds, time.Since(t0))
 	}
 	dry := Summarise(ds)
+	cpuDry := (cpuTime() - cpu0) / time.Duration(recalls)
+	var ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms1)
+	t.Logf("dry runs: %.0f KiB allocated per recall, %d GC cycles in %d recalls", float64(ms1.TotalAlloc-ms0.TotalAlloc)/1024/float64(recalls),
+		ms1.NumGC-ms0.NumGC, recalls)
 	t.Logf("dry-run recall: p50 %s p90 %s p99 %s", dry.P50, dry.P90, dry.P99)
+	t.Logf("CPU per recall (process user+system): %s stored, %s dry run", cpuWarm, cpuDry)
+	rss, peak, _ := Memory()
+	t.Logf("RSS %.0f MiB (peak %.0f)", rss, peak)
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func envInt(name string, def int) int {

@@ -113,7 +113,7 @@ func (s Snapshots) restore(want header) (*vecindex.Index, int64, bool) {
 	}
 	var ix *vecindex.Index
 	if err == nil {
-		ix, err = vecindex.Read(bytes.NewReader(body), vecindex.Options{})
+		ix, err = vecindex.ReadBytes(body, vecindex.Options{})
 	}
 	if err != nil {
 		s.logger.Warn("vector index snapshot ignored", "project", want.Project, "kind", want.Kind, "err", err)

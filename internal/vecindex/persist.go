@@ -93,6 +93,12 @@ func Read(r io.Reader, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ReadBytes(data, opts)
+}
+
+// ReadBytes is [Read] from a snapshot in memory. It copies what it keeps:
+// data may be reused afterwards.
+func ReadBytes(data []byte, opts Options) (*Index, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrSnapshot, fmt.Sprintf(format, a...))
 	}
@@ -120,6 +126,10 @@ func Read(r io.Reader, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
+	// The trained size is the size at the last training, within a factor
+	// of two of the count: a hint that spares the id map most of its
+	// growth (bounded by what the snapshot can hold).
+	ix.where = make(map[string]loc, min(trainedN, uint64(br.Len())/(dim+1)))
 	var cent []float32
 	if lists > 0 {
 		cent = make([]float32, int(lists*dim))
@@ -135,48 +145,78 @@ func Read(r io.Reader, opts Options) (*Index, error) {
 		}
 		ix.parts = make([]part, lists)
 	}
+	// The vectors are parsed in place: codes are copied into the lists and
+	// the ids of a list share one string.
+	rest := body[len(body)-br.Len():]
+	uvarint := func() (uint64, bool) {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return 0, false
+		}
+		rest = rest[n:]
+		return v, true
+	}
 	for p := range ix.parts {
-		n, err := binary.ReadUvarint(br)
-		if err != nil || n > uint64(br.Len()) { // every vector takes at least a byte
+		n, ok := uvarint()
+		if !ok || n > uint64(len(rest)) { // every vector takes at least a byte
 			return nil, bad("count of list %d", p)
 		}
 		pt := &ix.parts[p]
-		pt.ids = make([]string, 0, n)
-		pt.codes = make([]byte, 0, int(n)*ix.stride)
-		pt.inv = make([]float32, 0, n)
+		// First pass: the ids' total length, to hold them in one string.
+		idBytes, scan := 0, rest
 		for i := uint64(0); i < n; i++ {
-			l, err := binary.ReadUvarint(br)
-			if err != nil || l == 0 || l > maxIDLen || l+dim > uint64(br.Len()) {
+			l, k := binary.Uvarint(scan)
+			if k <= 0 || l == 0 || l > maxIDLen || l+dim > uint64(len(scan)-k) {
 				return nil, bad("vector %d of list %d", i, p)
 			}
-			rec := make([]byte, int(l+dim))
-			_, _ = br.Read(rec) // length checked above
-			id := string(rec[:l])
-			if _, dup := ix.where[id]; dup {
-				return nil, bad("vector %q twice", id)
-			}
-			start := len(pt.codes)
-			pt.codes = append(pt.codes, rec[l:]...)
+			idBytes += int(l)
+			scan = scan[k+int(l)+int(dim):]
+		}
+		// Allocated once the list is known to hold n vectors.
+		pt.ids = make([]string, 0, n)
+		pt.codes = make([]byte, int(n)*ix.stride)
+		pt.inv = make([]float32, 0, n)
+		var names []byte
+		if idBytes > 0 {
+			names = make([]byte, 0, idBytes)
+		}
+		starts := make([]int, 0, n+1)
+		for i := uint64(0); i < n; i++ {
+			l, _ := uvarint() // checked by the first pass
+			starts = append(starts, len(names))
+			names = append(names, rest[:l]...)
+			code := rest[l : l+dim]
+			rest = rest[l+dim:]
+			copy(pt.codes[int(i)*ix.stride:], code)
 			var ss int64
-			for _, b := range rec[l:] {
+			for _, b := range code {
 				if b == 0 { // the code -128 is never written
-					return nil, bad("code out of range in vector %q", id)
+					return nil, bad("code out of range in vector %q", names[starts[i]:])
 				}
 				c := int64(b) - codeBias
 				ss += c * c
 			}
 			if ss == 0 {
-				return nil, bad("zero vector %q", id)
+				return nil, bad("zero vector %q", names[starts[i]:])
 			}
-			for len(pt.codes) < start+ix.stride {
-				pt.codes = append(pt.codes, codeBias)
+			for j := int(i)*ix.stride + int(dim); j < int(i+1)*ix.stride; j++ {
+				pt.codes[j] = codeBias
+			}
+			pt.inv = append(pt.inv, float32(1/math.Sqrt(float64(ss))))
+		}
+		all := string(names)
+		starts = append(starts, len(all))
+		for i := range n {
+			id := all[starts[i]:starts[i+1]]
+			if _, dup := ix.where[id]; dup {
+				return nil, bad("vector %q twice", id)
 			}
 			ix.where[id] = loc{int32(p), int32(len(pt.ids))}
 			pt.ids = append(pt.ids, id)
-			pt.inv = append(pt.inv, float32(1/math.Sqrt(float64(ss))))
 			ix.n++
 		}
 	}
+	br.Reset(rest)
 	if br.Len() != 0 {
 		return nil, bad("%d bytes after the last vector", br.Len())
 	}

@@ -16,7 +16,9 @@
 //
 // A query is normalised and quantized the same way. Candidates are ranked
 // by the int8·int8 dot product of the codes, computed two products per
-// 64-bit multiplication in plain Go (see dotCodes); the best max(4k, 64)
+// 64-bit multiplication in plain Go (see dotCodes; a query with under a
+// quarter of its codes nonzero multiplies only those, see dotSparse, with
+// the same integer result); the best max(4k, 64)
 // candidates are then rescored with the float query against their codes,
 // and that rescored estimate is the [Hit] score. Results are ordered by
 // score, best first, ties by id.
@@ -377,6 +379,7 @@ func (ix *Index) search(query []float32, k int, keep func(string) bool) ([]Hit, 
 	sumq, _ := quantize(qcode, qf)
 	ys := make([]uint64, ix.stride/2)
 	prepare(ys, qcode)
+	sq, sparse := sparseOf(qcode)
 	bias := codeBias * sumq
 
 	ix.Train()
@@ -397,7 +400,12 @@ func (ix *Index) search(query []float32, k int, keep func(string) bool) ([]Hit, 
 				continue
 			}
 			kept++
-			d := dotCodes(ys, pt.codes[i*stride:(i+1)*stride])
+			var d int32
+			if sparse {
+				d = dotSparse(sq, pt.codes[i*stride:(i+1)*stride])
+			} else {
+				d = dotCodes(ys, pt.codes[i*stride:(i+1)*stride])
+			}
 			top.offer(cand{float32(d-bias) * pt.inv[i], int32(p), int32(i)})
 		}
 	}

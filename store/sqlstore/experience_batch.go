@@ -7,16 +7,18 @@ import (
 	"github.com/kaizenhq/kaizen/experience"
 )
 
-// batchGet reads the rows of ids (deduplicated) with IN lists of inChunk
+// batchGet reads the rows of ids (deduplicated) with lists (seekIn) of bodyChunk
 // ids padded with "" (ids are never empty), so the statement cache holds
 // one query per table.
 func batchGet[T any](ctx context.Context, t *Tx, what, cols, table, project string, ids []string,
 	scan func(scanner) (T, error)) ([]T, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	out := make([]T, 0, len(ids))
-	for chunk := range slices.Chunk(ids, inChunk) {
+	// Lists of bodyChunk ids: a recall's candidates of a kind (up to twice
+	// recallPool) in one query.
+	for chunk := range slices.Chunk(ids, bodyChunk) {
 		err := each(ctx, t, what, scan, func(v T) error { out = append(out, v); return nil },
-			`SELECT `+cols+` FROM `+table+` WHERE project = ? AND `+inList("id", inChunk), padArgs([]any{project}, chunk, "")...)
+			t.seekIn(cols, table, []string{"project"}, "id", bodyChunk), padArgsN([]any{project}, chunk, "", bodyChunk)...)
 		if err != nil {
 			return nil, err
 		}

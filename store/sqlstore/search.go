@@ -58,6 +58,11 @@ func rerankPool(limit int) int {
 // multiple of it, so the statement cache holds few distinct queries.
 const inChunk = 32
 
+// bodyChunk is the size of the lists of documents whose bodies a search
+// reads: at least rerankPool(recallPool), so that a recall's search reads
+// them in one query (four round trips to PostgreSQL before).
+const bodyChunk = 128
+
 // bodyTerms splits a stored body back into its terms.
 func bodyTerms(body string) []string { return strings.Fields(body) }
 
@@ -296,7 +301,7 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 				return parseRowids(list.String)
 			},
 			func(ids []int64, pad int64) (string, []any) {
-				return `SELECT ref_id, body FROM search_docs WHERE ` + inList("id", inChunk), padArgs(nil, ids, pad)
+				return `SELECT ref_id, body FROM search_docs WHERE ` + inList("id", bodyChunk), padArgsN(nil, ids, pad, bodyChunk)
 			}, -1) // rowids are positive
 	case PostingTable:
 		hits, err = rerank(ctx, t, scorer, limit, func(a, b string) int { return strings.Compare(b, a) },
@@ -319,8 +324,8 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 				return strings.Split(list.String, postingSep), nil
 			},
 			func(refs []string, pad string) (string, []any) {
-				return `SELECT ref_id, body FROM search_docs WHERE project = ? AND kind = ? AND ` + inList("ref_id", inChunk),
-					padArgs([]any{project, string(kind)}, refs, pad)
+				return t.seekIn("ref_id, body", "search_docs", []string{"project", "kind"}, "ref_id", bodyChunk),
+					padArgsN([]any{project, string(kind)}, refs, pad, bodyChunk)
 			}, "") // ref ids are never empty
 	default:
 		err = errNoFullText
@@ -379,7 +384,7 @@ func (b *bm25) score(body string) float64 {
 // rerank runs both stages over documents keyed by K (rowids or ref ids):
 // postings(term, limit, newest) reads a term's documents (only the newest
 // limit when newest), order ranks keys newest first, and bodies builds the
-// query of the ref ids and bodies of at most inChunk keys, padded with pad.
+// query of the ref ids and bodies of at most bodyChunk keys, padded with pad.
 func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order func(a, b K) int,
 	postings func(term string, limit int, newest bool) ([]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
 	coarse := make(map[K]float64, PostingBudget) // sized once: it holds up to the budget
@@ -398,10 +403,9 @@ func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order 
 			coarse[k] += b.idf[term]
 		}
 	}
-	better := func(x, y K) int { return cmp.Or(cmp.Compare(coarse[y], coarse[x]), order(x, y)) }
-	cands := best(coarse, rerankPool(limit), better)
+	cands := best(coarse, rerankPool(limit), order)
 	hits := make([]store.TextHit, 0, len(cands))
-	for chunk := range slices.Chunk(cands, inChunk) {
+	for chunk := range slices.Chunk(cands, bodyChunk) {
 		q, args := bodies(chunk, pad)
 		err := each(ctx, t, "search documents", func(s scanner) ([2]string, error) {
 			var d [2]string
@@ -423,19 +427,33 @@ func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order 
 	return hits, nil
 }
 
-// best returns the keys of m, best first by better, at most n of them (all
-// when n <= 0), selecting with a bounded heap rather than sorting them all.
-func best[K comparable](m map[K]float64, n int, better func(a, b K) int) []K {
-	if n <= 0 || len(m) <= n {
-		out := make([]K, 0, len(m))
-		for k := range m {
-			out = append(out, k)
+// best returns the keys of m, best first (highest value, ties by order),
+// at most n of them (all when n <= 0), selecting with a bounded heap rather
+// than sorting them all. The values are copied next to their keys first:
+// comparing through map lookups was most of the selection's cost.
+func best[K comparable](m map[K]float64, n int, order func(a, b K) int) []K {
+	type scored struct {
+		k K
+		s float64
+	}
+	better := func(x, y scored) int { return cmp.Or(cmp.Compare(y.s, x.s), order(x.k, y.k)) }
+	keys := func(in []scored) []K {
+		slices.SortFunc(in, better)
+		out := make([]K, len(in))
+		for i, e := range in {
+			out[i] = e.k
 		}
-		slices.SortFunc(out, better)
 		return out
 	}
+	if n <= 0 || len(m) <= n {
+		all := make([]scored, 0, len(m))
+		for k, v := range m {
+			all = append(all, scored{k, v})
+		}
+		return keys(all)
+	}
 	// heap[0] is the worst of the n best so far.
-	heap := make([]K, 0, n)
+	heap := make([]scored, 0, n)
 	worse := func(i, j int) bool { return better(heap[i], heap[j]) > 0 }
 	down := func(i int) {
 		for {
@@ -453,9 +471,10 @@ func best[K comparable](m map[K]float64, n int, better func(a, b K) int) []K {
 			i = w
 		}
 	}
-	for k := range m {
+	for k, v := range m {
+		e := scored{k, v}
 		if len(heap) < n {
-			heap = append(heap, k)
+			heap = append(heap, e)
 			for i := len(heap) - 1; i > 0; {
 				p := (i - 1) / 2
 				if !worse(i, p) {
@@ -466,13 +485,12 @@ func best[K comparable](m map[K]float64, n int, better func(a, b K) int) []K {
 			}
 			continue
 		}
-		if better(k, heap[0]) < 0 {
-			heap[0] = k
+		if better(e, heap[0]) < 0 {
+			heap[0] = e
 			down(0)
 		}
 	}
-	slices.SortFunc(heap, better)
-	return heap
+	return keys(heap)
 }
 
 // scanOne scans a single column.
@@ -484,8 +502,11 @@ func scanOne[T any](s scanner) (T, error) {
 // padArgs appends the values of chunk (at most inChunk) to args, padded
 // with pad, a value that matches nothing, to inChunk values: the IN lists
 // of a query then always have inChunk items.
-func padArgs[T any](args []any, chunk []T, pad T) []any {
-	for i := range inChunk {
+func padArgs[T any](args []any, chunk []T, pad T) []any { return padArgsN(args, chunk, pad, inChunk) }
+
+// padArgsN is padArgs to n values.
+func padArgsN[T any](args []any, chunk []T, pad T, n int) []any {
+	for i := range n {
 		if i < len(chunk) {
 			args = append(args, chunk[i])
 		} else {
@@ -509,8 +530,7 @@ func (t *Tx) termDocs(ctx context.Context, project string, kind experience.ItemK
 			}
 			out[term] = docs
 			return struct{}{}, nil
-		}, func(struct{}) error { return nil }, `SELECT term, docs FROM search_terms WHERE project = ? AND kind = ? AND `+
-			inList("term", inChunk), args...)
+		}, func(struct{}) error { return nil }, t.seekIn("term, docs", "search_terms", []string{"project", "kind"}, "term", inChunk), args...)
 		if err != nil {
 			return nil, err
 		}

@@ -151,39 +151,12 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 	tokens := experience.QueryTokens(in.Query)
 	res := &RecallResult{Project: project, TaskID: in.TaskID, Query: in.Query, LiveSignals: []experience.LiveSignal{},
 		Items: []RecalledItem{}, Heuristics: []experience.Heuristic{}, Skills: []experience.Skill{}}
-	var cands []experience.Candidate
-	scores := map[string]experience.HeuristicScore{}
-	topics := map[string]float64{}
-	err = s.env.View(ctx, op, func(tx store.Tx) error {
-		if in.TaskID != "" {
-			live, err := s.liveSignals(ctx, tx, project, in.TaskID)
-			if err != nil {
-				return err
-			}
-			res.LiveSignals = live
-		}
-		if kinds[experience.ItemHeuristic] {
-			hs, err := s.recallHeuristics(ctx, tx, project, qv, tokens, res.LiveSignals, scores, now)
-			if err != nil {
-				return err
-			}
-			cands = append(cands, hs...)
-		}
-		for _, kind := range []experience.ItemKind{experience.ItemSkill, experience.ItemMemory} {
-			if !kinds[kind] {
-				continue
-			}
-			got, err := s.recallHybrid(ctx, tx, project, kind, qv, tokens, in.TaskID, topics)
-			if err != nil {
-				return err
-			}
-			cands = append(cands, got...)
-		}
-		return nil
-	})
+	g, err := s.gather(ctx, op, in, kinds, qv, tokens, now)
 	if err != nil {
 		return nil, err
 	}
+	res.LiveSignals = g.live
+	cands, scores, topics := g.cands, g.scores, g.topics
 	relevant := s.abstain(res, cands, scores, topics)
 	selected, by, note := s.filter(ctx, in.Query, res.LiveSignals, relevant)
 	res.Filter, res.FilterNote = by, note
