@@ -46,11 +46,17 @@ type request struct {
 	done chan error
 }
 
-// groupDialect is the writer's dialect: PostgreSQL with the aggregate cache.
-var groupDialect = func() sqlstore.Dialect {
+// groupDialect is the writer's dialect: PostgreSQL with the aggregate cache
+// and the group's new outcome rows written together at Flush.
+// isolatedDialect is the one of a rerun with savepoints, which writes
+// outcome rows at once (a savepoint rollback must not take rows of
+// earlier requests with it).
+var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) {
 	d := sqlstore.Postgres
 	d.CacheAggregates = true
-	return d
+	i := d
+	d.DeferOutcomes = true
+	return d, i
 }()
 
 func (s *Store) writeLoop() {
@@ -135,7 +141,11 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		fail(err)
 		return results, batch, false, false
 	}
-	wrapped := sqlstore.NewTx(tx, groupDialect, nil)
+	dialect := groupDialect
+	if isolate {
+		dialect = isolatedDialect
+	}
+	wrapped := sqlstore.NewTx(tx, dialect, nil)
 	started := time.Now()
 	ok := 0
 	for i := 0; i < len(batch); i++ {

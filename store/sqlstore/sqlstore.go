@@ -50,6 +50,11 @@ type Dialect struct {
 	// that concurrent writers update without waiting for each other (see
 	// criterion_shards.go); for databases with concurrent writers.
 	ShardedCriteria bool
+	// DeferOutcomes holds the outcome rows of AppendOutcome in memory and
+	// writes them as multi-row INSERTs at Flush (or before any statement
+	// that reads the outcomes table); see outcome_defer.go. Only for a
+	// transaction without savepoints (no Mark/Undo), which calls Flush.
+	DeferOutcomes bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -159,6 +164,8 @@ type Tx struct {
 
 	touched map[string]map[string]bool // project → pattern ids changed
 	resets  map[string]bool            // projects with a deleted pattern
+
+	deferred deferredOutcomes // DeferOutcomes: rows not yet written
 }
 
 var _ store.Tx = (*Tx)(nil)
@@ -210,6 +217,9 @@ func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if err := t.beforeStatement(ctx, q); err != nil {
+		return nil, err
+	}
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
@@ -222,6 +232,9 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.beforeStatement(ctx, q); err != nil {
+		return nil, err
+	}
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
