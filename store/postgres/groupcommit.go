@@ -54,6 +54,7 @@ type request struct {
 var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) {
 	d := sqlstore.Postgres
 	d.CacheAggregates = true
+	d.GroupKeyLocks = true // both: every writer must lock keys alike
 	i := d
 	d.DeferOutcomes = true
 	return d, i

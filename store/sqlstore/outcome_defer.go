@@ -34,6 +34,7 @@ type deferredOutcomes struct {
 	skip bool            // the current statement cannot see a pending row
 	off  bool            // Mark was called: append writes immediately
 	jobs []deferredJob   // AppendJob's rows (jobs_defer.go)
+	held map[string]bool // key classes locked (ledger_group.go)
 }
 
 const outcomeColCount = 24

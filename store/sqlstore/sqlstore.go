@@ -55,6 +55,10 @@ type Dialect struct {
 	// that reads the outcomes table); see outcome_defer.go. Only for a
 	// transaction without savepoints (no Mark/Undo), which calls Flush.
 	DeferOutcomes bool
+	// GroupKeyLocks makes LockKey lock the key's class in its project (the
+	// key up to its first "/"), once per transaction; see ledger_group.go.
+	// Every writer of a database must agree on it.
+	GroupKeyLocks bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
