@@ -193,6 +193,11 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		if retryable(err) {
 			return nil, batch, false, true
 		}
+		if !isolate && len(batch) > 1 {
+			// the deferred rows of one request may be at fault: the rerun
+			// with savepoints writes them within their request
+			return nil, batch, true, false
+		}
 		fail(err)
 		return results, batch, false, false
 	}
