@@ -46,11 +46,18 @@ type request struct {
 	done chan error
 }
 
-// groupDialect is the writer's dialect: PostgreSQL with the aggregate cache.
-var groupDialect = func() sqlstore.Dialect {
+// groupDialect is the writer's dialect: PostgreSQL with the aggregate cache
+// and the group's new outcome rows written together at Flush.
+// isolatedDialect is the one of a rerun with savepoints, which writes
+// outcome rows at once (a savepoint rollback must not take rows of
+// earlier requests with it).
+var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) {
 	d := sqlstore.Postgres
 	d.CacheAggregates = true
-	return d
+	d.GroupKeyLocks = true // both: every writer must lock keys alike
+	i := d
+	d.DeferOutcomes = true
+	return d, i
 }()
 
 func (s *Store) writeLoop() {
@@ -135,7 +142,11 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		fail(err)
 		return results, batch, false, false
 	}
-	wrapped := sqlstore.NewTx(tx, groupDialect, nil)
+	dialect := groupDialect
+	if isolate {
+		dialect = isolatedDialect
+	}
+	wrapped := sqlstore.NewTx(tx, dialect, nil)
 	started := time.Now()
 	ok := 0
 	for i := 0; i < len(batch); i++ {
@@ -181,6 +192,11 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		_ = tx.Rollback()
 		if retryable(err) {
 			return nil, batch, false, true
+		}
+		if !isolate && len(batch) > 1 {
+			// the deferred rows of one request may be at fault: the rerun
+			// with savepoints writes them within their request
+			return nil, batch, true, false
 		}
 		fail(err)
 		return results, batch, false, false

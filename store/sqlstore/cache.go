@@ -70,6 +70,7 @@ func (c *aggregateCache) put(k rowKey, v cached) {
 
 // Mark returns a position in the undo log.
 func (t *Tx) Mark() int {
+	t.deferred.off = true // see outcome_defer.go
 	if t.agg == nil {
 		return 0
 	}
@@ -101,6 +102,9 @@ func (t *Tx) Undo(mark int) {
 // taken last, after every pattern row, so concurrent writers always lock
 // in the same order and cannot deadlock on it.
 func (t *Tx) Flush(ctx context.Context) error {
+	if err := t.flushDeferred(ctx); err != nil {
+		return err
+	}
 	if err := t.flushRows(ctx); err != nil {
 		return err
 	}

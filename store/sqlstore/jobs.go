@@ -65,25 +65,34 @@ func (t *Tx) EnqueueJob(ctx context.Context, j store.Job, mode store.EnqueueMode
 	ok, err := t.insert(ctx, "job", `INSERT INTO jobs (`+jobCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 0, '', ?, 0)
 		ON CONFLICT DO NOTHING`, j.ID, j.Kind, args, key, string(j.State), at0(j.RunAt), j.Attempts, j.MaxAttempts,
 		at0(j.CreatedAt))
-	if err != nil || ok || j.UniqueKey == "" || mode == store.EnqueueKeep {
+	if err != nil || ok {
 		return ok, err
+	}
+	return false, t.jobTaken(ctx, j, mode, args)
+}
+
+// jobTaken applies mode to the job holding j's unique key, after j's
+// insert did nothing.
+func (t *Tx) jobTaken(ctx context.Context, j store.Job, mode store.EnqueueMode, args string) error {
+	if j.UniqueKey == "" || mode == store.EnqueueKeep {
+		return nil
 	}
 	cur, err := one(ctx, t, "job "+j.UniqueKey, scanJob, `SELECT `+jobCols+` FROM jobs WHERE unique_key = ?`+t.d.ForUpdate,
 		j.UniqueKey)
 	if errors.Is(err, store.ErrNotFound) {
-		return false, nil // the id, not the key, was taken
+		return nil // the id, not the key, was taken
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
 	switch {
 	case cur.State == store.JobAvailable:
-		return false, t.change(ctx, "debounce job "+cur.ID, `UPDATE jobs SET run_at = ? WHERE id = ?`, at0(j.RunAt), cur.ID)
+		return t.change(ctx, "debounce job "+cur.ID, `UPDATE jobs SET run_at = ? WHERE id = ?`, at0(j.RunAt), cur.ID)
 	case cur.State == store.JobFailed && mode == store.EnqueueRevive:
-		return false, t.change(ctx, "revive job "+cur.ID, `UPDATE jobs SET state = 'available', run_at = ?, attempts = 0,
+		return t.change(ctx, "revive job "+cur.ID, `UPDATE jobs SET state = 'available', run_at = ?, attempts = 0,
 			args = ?, last_error = '', finished_at = 0 WHERE id = ?`, at0(j.RunAt), args, cur.ID)
 	}
-	return false, nil
+	return nil
 }
 
 // kindsWhere restricts a query to job kinds (all when empty).

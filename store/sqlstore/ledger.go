@@ -55,6 +55,9 @@ func (t *Tx) LockKey(ctx context.Context, project, key string) error {
 	if t.d.Name != Postgres.Name {
 		return nil
 	}
+	if t.d.GroupKeyLocks {
+		return t.lockKeyClass(ctx, project, key)
+	}
 	if _, err := t.exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, fmt.Sprintf("%d:%s/%s", len(project), project, key)); err != nil {
 		return fmt.Errorf("lock key %s: %w", key, err)
 	}

@@ -58,22 +58,12 @@ func scanOutcome(s scanner) (learning.Outcome, error) {
 
 // InsertOutcome implements store.OutcomeStorage.
 func (t *Tx) InsertOutcome(ctx context.Context, o learning.Outcome) (bool, error) {
-	score, err := json.Marshal(o.Score)
+	args, err := outcomeArgs(o)
 	if err != nil {
-		return false, fmt.Errorf("encode score: %w", err)
-	}
-	scores := []byte("{}")
-	if len(o.CriterionScores) > 0 {
-		if scores, err = json.Marshal(o.CriterionScores); err != nil {
-			return false, fmt.Errorf("encode criterion scores: %w", err)
-		}
+		return false, err
 	}
 	return t.insert(ctx, "outcome", `INSERT INTO outcomes (`+outcomeCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		o.Project, o.ID, o.TaskID, o.DurationMs, o.ErrorCount, o.RetryCount, o.Success, jsonList(o.FilesTouched),
-		o.Strategy, string(o.FailureMode), o.FailureDetails, micros(o.Timestamp), jsonList(o.Patterns), jsonList(o.Criteria),
-		o.ErrorCountSource, o.Score.Raw, string(o.Score.Type), string(score), micros(o.RecordedAt), jsonSummary(o.Exploration),
-		o.Task, jsonList(o.Tags), string(scores), o.Inference)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, args...)
 }
 
 // GetOutcome implements store.OutcomeStorage.
@@ -101,6 +91,7 @@ func (t *Tx) outcomeWhere(project string, f store.OutcomeFilter) (string, []any)
 
 // ListOutcomes implements store.OutcomeStorage.
 func (t *Tx) ListOutcomes(ctx context.Context, project string, f store.OutcomeFilter) ([]learning.Outcome, error) {
+	defer t.outcomeRead(project, f.TaskID)()
 	where, args := t.outcomeWhere(project, f)
 	q, args := page(`SELECT `+outcomeCols+where+` ORDER BY recorded_at DESC, id DESC`, args, f.Limit, f.Offset)
 	return many(ctx, t, "outcomes", scanOutcome, q, args...)
@@ -108,6 +99,7 @@ func (t *Tx) ListOutcomes(ctx context.Context, project string, f store.OutcomeFi
 
 // CountOutcomes implements store.OutcomeStorage.
 func (t *Tx) CountOutcomes(ctx context.Context, project string, f store.OutcomeFilter) (int64, error) {
+	defer t.outcomeRead(project, f.TaskID)()
 	where, args := t.outcomeWhere(project, f)
 	return t.count(ctx, "outcomes", `SELECT COUNT(*)`+where, args...)
 }

@@ -50,6 +50,15 @@ type Dialect struct {
 	// that concurrent writers update without waiting for each other (see
 	// criterion_shards.go); for databases with concurrent writers.
 	ShardedCriteria bool
+	// DeferOutcomes holds the outcome rows of AppendOutcome in memory and
+	// writes them as multi-row INSERTs at Flush (or before any statement
+	// that reads the outcomes table); see outcome_defer.go. Only for a
+	// transaction without savepoints (no Mark/Undo), which calls Flush.
+	DeferOutcomes bool
+	// GroupKeyLocks makes LockKey lock the key's class in its project (the
+	// key up to its first "/"), once per transaction; see ledger_group.go.
+	// Every writer of a database must agree on it.
+	GroupKeyLocks bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -159,6 +168,8 @@ type Tx struct {
 
 	touched map[string]map[string]bool // project → pattern ids changed
 	resets  map[string]bool            // projects with a deleted pattern
+
+	deferred deferredOutcomes // DeferOutcomes: rows not yet written
 }
 
 var _ store.Tx = (*Tx)(nil)
@@ -210,6 +221,9 @@ func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 }
 
 func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if err := t.beforeStatement(ctx, q); err != nil {
+		return nil, err
+	}
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
@@ -222,6 +236,9 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 }
 
 func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.beforeStatement(ctx, q); err != nil {
+		return nil, err
+	}
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)

@@ -75,7 +75,7 @@ func (s *Service) EnqueueExtraction(ctx context.Context, tx store.Tx, project, t
 	}
 	_, err := jobs.Enqueue(ctx, tx, now, jobs.Request{Kind: KindExtract, Args: extractArgs{Project: project, TaskID: taskID},
 		RunAt: now.Add(s.cfg.AutoExtractDelay), UniqueKey: KindExtract + "/" + project + "/" + taskID,
-		Mode: store.EnqueueRevive, MaxAttempts: extractAttempts})
+		Mode: store.EnqueueRevive, MaxAttempts: extractAttempts, Deferred: true})
 	return err
 }
 

@@ -253,7 +253,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 	for i, r := range refs {
 		o.Patterns[i] = r.pattern.ID
 	}
-	if _, err := tx.InsertOutcome(ctx, o); err != nil {
+	if err := appendOutcome(ctx, tx, o); err != nil {
 		return nil, err
 	}
 	if s.hooks.OutcomeTx != nil {

@@ -192,3 +192,20 @@ func (s *Service) recomputeCriterion(ctx context.Context, tx store.Tx, project, 
 	}
 	return nil
 }
+
+// outcomeAppender is a store transaction that can write a new outcome row
+// later in the transaction (sqlstore: at Flush, under PostgreSQL's group
+// commit), saving a round trip per outcome.
+type outcomeAppender interface {
+	AppendOutcome(ctx context.Context, o learning.Outcome) error
+}
+
+// appendOutcome stores a new outcome (its id is fresh, so whether it was
+// inserted is not asked).
+func appendOutcome(ctx context.Context, tx store.Tx, o learning.Outcome) error {
+	if a, ok := tx.(outcomeAppender); ok {
+		return a.AppendOutcome(ctx, o)
+	}
+	_, err := tx.InsertOutcome(ctx, o)
+	return err
+}

@@ -1,0 +1,93 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kaizenhq/kaizen/store"
+)
+
+// Deferred job rows (Dialect.DeferOutcomes, see outcome_defer.go): the
+// job an outcome enqueues (experience extraction of its task) is written
+// with the group's other new jobs at Flush, as one multi-row INSERT …
+// ON CONFLICT DO NOTHING RETURNING id; a job whose insert did nothing then
+// gets its mode applied to the job holding its unique key (jobTaken), as
+// EnqueueJob does at once. A statement that names the jobs table writes
+// the pending jobs first.
+
+type deferredJob struct {
+	job  store.Job
+	mode store.EnqueueMode
+	args string
+}
+
+// AppendJob enqueues a job without reporting whether it was new. With
+// Dialect.DeferOutcomes the row is written at Flush.
+func (t *Tx) AppendJob(ctx context.Context, j store.Job, mode store.EnqueueMode) error {
+	if !t.d.DeferOutcomes || t.deferred.off || j.ID == "" || j.Kind == "" {
+		_, err := t.EnqueueJob(ctx, j, mode)
+		return err
+	}
+	for _, p := range t.deferred.jobs {
+		if p.job.ID == j.ID || (j.UniqueKey != "" && p.job.UniqueKey == j.UniqueKey) {
+			// the second of a key in one group: in order, after the first
+			if err := t.flushJobs(ctx); err != nil {
+				return err
+			}
+			_, err := t.EnqueueJob(ctx, j, mode)
+			return err
+		}
+	}
+	if j.State == "" {
+		j.State = store.JobAvailable
+	}
+	args := string(j.Args)
+	if args == "" {
+		args = "{}"
+	}
+	t.deferred.jobs = append(t.deferred.jobs, deferredJob{job: j, mode: mode, args: args})
+	return nil
+}
+
+// flushJobs writes the pending jobs, many per statement.
+func (t *Tx) flushJobs(ctx context.Context) error {
+	pending := t.deferred.jobs
+	t.deferred.jobs = nil // the statements below must not recurse
+	const cols, perStatement = 9, 256
+	for len(pending) > 0 {
+		n := min(len(pending), perStatement)
+		row := "(?, ?, ?, ?, ?, ?, ?, ?, '', 0, '', ?, 0)"
+		q := `INSERT INTO jobs (` + jobCols + `) VALUES ` + row + strings.Repeat(", "+row, n-1) +
+			` ON CONFLICT DO NOTHING RETURNING id`
+		args := make([]any, 0, n*cols)
+		for _, p := range pending[:n] {
+			j := p.job
+			var key any
+			if j.UniqueKey != "" {
+				key = j.UniqueKey
+			}
+			args = append(args, j.ID, j.Kind, p.args, key, string(j.State), at0(j.RunAt), j.Attempts, j.MaxAttempts, at0(j.CreatedAt))
+		}
+		ids, err := many(ctx, t, "jobs", func(s scanner) (string, error) {
+			var id string
+			return id, s.Scan(&id)
+		}, q, args...)
+		if err != nil {
+			return fmt.Errorf("insert jobs: %w", err)
+		}
+		inserted := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			inserted[id] = true
+		}
+		for _, p := range pending[:n] {
+			if !inserted[p.job.ID] {
+				if err := t.jobTaken(ctx, p.job, p.mode, p.args); err != nil {
+					return err
+				}
+			}
+		}
+		pending = pending[n:]
+	}
+	return nil
+}
