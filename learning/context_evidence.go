@@ -1,8 +1,10 @@
 package learning
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -134,4 +136,43 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 		})
 	}
 	return ev, kappa
+}
+
+// similarPast finds the past tasks similar to the request's (none when it
+// names no task, tags or kind) and the task kind they were matched on
+// ("" unless kinds are inferred or the request names one).
+func (c Config) similarPast(req GuidanceRequest, x *ContextIndex) (string, []Neighbor) {
+	cc := c.Context
+	if strings.TrimSpace(req.Task) == "" && len(req.Tags) == 0 && req.Kind == "" {
+		return "", nil
+	}
+	o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
+	var kind string
+	if cc.InferKind || req.Kind != "" {
+		kind = cmp.Or(req.Kind, InferKind(req.Task))
+		o.Kind, o.KindWeight, o.CrossKind = kind, cc.KindWeight, cc.CrossKind
+	}
+	return kind, x.Similar(req.Task, req.Tags, o)
+}
+
+// drawnFirstReason says why thompson sampling put a less proven pattern
+// first (the recommendation's explore item).
+func drawnFirstReason(inverted bool) string {
+	if inverted {
+		return "an anti-pattern project-wide whose evidence has aged and is uncertain again: re-testing it tells whether it still fails"
+	}
+	return "drawn first from its uncertain rate: trying it teaches the most"
+}
+
+// appendSimilarTasks lists the past tasks behind a ranking, at most 10.
+func appendSimilarTasks(out []SimilarTask, neighbors []Neighbor, events []ContextEvent) []SimilarTask {
+	for _, n := range neighbors {
+		if len(out) == 10 {
+			break
+		}
+		e := events[n.Index]
+		out = append(out, SimilarTask{OutcomeID: e.OutcomeID, TaskID: e.TaskID,
+			Task: excerptLine(e.Task, 160), Similarity: round4(n.Similarity), Success: e.Success, Patterns: slices.Clone(e.Patterns)})
+	}
+	return out
 }

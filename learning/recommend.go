@@ -208,14 +208,7 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 	}
 	events := x.Events()
 	var neighbors []Neighbor
-	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 || req.Kind != "" {
-		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
-		if cc.InferKind || req.Kind != "" {
-			rec.Kind = cmp.Or(req.Kind, InferKind(req.Task))
-			o.Kind, o.KindWeight, o.CrossKind = rec.Kind, cc.KindWeight, cc.CrossKind
-		}
-		neighbors = x.Similar(req.Task, req.Tags, o)
-	}
+	rec.Kind, neighbors = c.similarPast(req, x)
 	index := make(map[string]int, len(cands))
 	for i, cd := range cands {
 		index[cd.ID] = i
@@ -369,21 +362,10 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		}
 	} else if rng != nil && len(all) > 0 && all[0].post.Mean() < best-1e-12 {
 		// Thompson drew a less proven pattern first: that is exploration.
-		reason := "drawn first from its uncertain rate: trying it teaches the most"
-		if cands[all[0].i].Inverted {
-			reason = "an anti-pattern project-wide whose evidence has aged and is uncertain again: re-testing it tells whether it still fails"
-		}
-		r := item(all[0], reason)
+		r := item(all[0], drawnFirstReason(cands[all[0].i].Inverted))
 		rec.Explore = &r
 	}
-	for _, n := range neighbors {
-		e := events[n.Index]
-		rec.SimilarTasks = append(rec.SimilarTasks, SimilarTask{OutcomeID: e.OutcomeID, TaskID: e.TaskID,
-			Task: excerptLine(e.Task, 160), Similarity: round4(n.Similarity), Success: e.Success, Patterns: slices.Clone(e.Patterns)})
-		if len(rec.SimilarTasks) == 10 {
-			break
-		}
-	}
+	rec.SimilarTasks = appendSimilarTasks(rec.SimilarTasks, neighbors, events)
 	return rec
 }
 

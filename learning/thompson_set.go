@@ -254,14 +254,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	events := x.Events()
 	var neighbors []Neighbor
-	if strings.TrimSpace(req.Task) != "" || len(req.Tags) > 0 || req.Kind != "" {
-		o := SimilarOptions{K: cc.Neighbors, MinSim: cc.MinSimilarity, Sharpness: cc.Sharpness, CrossKind: 1}
-		if cc.InferKind || req.Kind != "" {
-			rec.Kind = cmp.Or(req.Kind, InferKind(req.Task))
-			o.Kind, o.KindWeight, o.CrossKind = rec.Kind, cc.KindWeight, cc.CrossKind
-		}
-		neighbors = x.Similar(req.Task, req.Tags, o)
-	}
+	rec.Kind, neighbors = c.similarPast(req, x)
 	pats := growTo(sc.pats, len(events))
 	sc.pats = pats
 	uses := 0
@@ -469,21 +462,10 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 	}
 	if top != nil && top.post.Mean() < best-1e-12 {
-		reason := "drawn first from its uncertain rate: trying it teaches the most"
-		if top.cd.Inverted {
-			reason = "an anti-pattern project-wide whose evidence has aged and is uncertain again: re-testing it tells whether it still fails"
-		}
-		r := item(*top, reason)
+		r := item(*top, drawnFirstReason(top.cd.Inverted))
 		rec.Explore = &r
 	}
-	for _, n := range neighbors {
-		e := events[n.Index]
-		rec.SimilarTasks = append(rec.SimilarTasks, SimilarTask{OutcomeID: e.OutcomeID, TaskID: e.TaskID,
-			Task: excerptLine(e.Task, 160), Similarity: round4(n.Similarity), Success: e.Success, Patterns: slices.Clone(e.Patterns)})
-		if len(rec.SimilarTasks) == 10 {
-			break
-		}
-	}
+	rec.SimilarTasks = appendSimilarTasks(rec.SimilarTasks, neighbors, events)
 	return rec
 }
 

@@ -40,11 +40,7 @@ const joinWindow = 5 * time.Millisecond
 // maxBatch bounds the requests committed together.
 const maxBatch = 256
 
-type request struct {
-	ctx  context.Context
-	fn   func(store.Tx) error
-	done chan error
-}
+type request = sqlstore.GroupRequest
 
 // groupDialect is the writer's dialect: PostgreSQL with the aggregate cache
 // and the group's new outcome rows written together at Flush.
@@ -63,30 +59,14 @@ var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) 
 func (s *Store) writeLoop() {
 	defer close(s.done)
 	for {
-		var batch []*request
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		case <-s.quit:
+		batch := s.queue.Next(maxBatch)
+		if batch == nil {
 			return
 		}
-		n := s.commit(s.drain(batch))
+		n := s.commit(batch)
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
 	}
-}
-
-// drain appends the requests already waiting, without blocking.
-func (s *Store) drain(batch []*request) []*request {
-	for len(batch) < maxBatch {
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		default:
-			return batch
-		}
-	}
-	return batch
 }
 
 // commit runs a group until it commits or fails for good, then
@@ -115,7 +95,7 @@ func (s *Store) commit(batch []*request) int {
 		break
 	}
 	for i, r := range batch {
-		r.done <- results[i]
+		r.Done <- results[i]
 	}
 	return len(batch)
 }
@@ -151,11 +131,11 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	ok := 0
 	for i := 0; i < len(batch); i++ {
 		r := batch[i]
-		err := r.ctx.Err()
+		err := r.Ctx.Err()
 		switch {
 		case err != nil:
 		case !isolate || len(batch) == 1:
-			if err = run(r.fn, wrapped); err != nil {
+			if err = run(r.Fn, wrapped); err != nil {
 				_ = tx.Rollback()
 				if retryable(err) {
 					return nil, batch, false, true
@@ -181,7 +161,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		}
 		results = append(results, err)
 		if i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
-			batch = s.drain(batch) // late arrivals join this transaction
+			batch = s.queue.Drain(batch, maxBatch) // late arrivals join this transaction
 		}
 	}
 	if ok == 0 {
@@ -222,7 +202,7 @@ func isolated(ctx context.Context, tx *sql.Tx, wrapped *sqlstore.Tx, r *request)
 		return fmt.Errorf("%w: %v", errBrokenTx, err)
 	}
 	mark := wrapped.Mark()
-	err := run(r.fn, wrapped)
+	err := run(r.Fn, wrapped)
 	release := []string{"RELEASE SAVEPOINT request"}
 	if err != nil {
 		release = []string{"ROLLBACK TO SAVEPOINT request", "RELEASE SAVEPOINT request"}

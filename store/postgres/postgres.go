@@ -33,7 +33,7 @@ type Store struct {
 	dsn    string // for the dedicated LISTEN connection (notify.go)
 	closed atomic.Bool
 	// the group-commit writer (groupcommit.go)
-	reqs       chan *request
+	queue      *sqlstore.GroupQueue
 	quit, done chan struct{}
 
 	batches, requests, reruns atomic.Int64
@@ -79,7 +79,8 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate postgres: %w", err)
 	}
-	s := &Store{db: db, dsn: dsn, reqs: make(chan *request), quit: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{db: db, dsn: dsn, quit: make(chan struct{}), done: make(chan struct{})}
+	s.queue = sqlstore.NewGroupQueue(s.quit)
 	go s.writeLoop()
 	return s, nil
 }
@@ -127,15 +128,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if s.closed.Load() {
 		return store.ErrClosed
 	}
-	req := &request{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	select {
-	case s.reqs <- req:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.quit:
-		return store.ErrClosed
-	}
-	return <-req.done
+	return s.queue.Submit(ctx, fn)
 }
 
 // View implements store.Store: a read-only REPEATABLE READ transaction, so

@@ -61,7 +61,7 @@ type Store struct {
 	// the single writer always has (its pool has a spare) but concurrent
 	// readers holding every connection would not.
 	wstmts *sqlstore.Statements
-	reqs   chan *request
+	queue  *sqlstore.GroupQueue
 	quit   chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -100,11 +100,7 @@ func (s *Store) Stats() WriterStats {
 
 var _ store.Store = (*Store)(nil)
 
-type request struct {
-	ctx  context.Context
-	fn   func(store.Tx) error
-	done chan error
-}
+type request = sqlstore.GroupRequest
 
 // readerCacheKiB is the page cache of each read connection, in KiB.
 const readerCacheKiB = 64 << 10
@@ -187,8 +183,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	s := &Store{path: path, writer: writer, reader: reader, opts: opts,
 		wstmts: sqlstore.NewStatements(writer),
-		reqs:   make(chan *request), quit: make(chan struct{}), done: make(chan struct{}),
+		quit:   make(chan struct{}), done: make(chan struct{}),
 		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
+	s.queue = sqlstore.NewGroupQueue(s.quit)
 	go s.writeLoop()
 	go s.checkpointLoop()
 	return s, nil
@@ -229,28 +226,17 @@ func (s *Store) Path() string { return s.path }
 // even when ctx is cancelled after the request was taken by the writer, so
 // a nil error always means durably committed and a non-nil one means not.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
-	req := &request{ctx: ctx, fn: fn, done: make(chan error, 1)}
-	select {
-	case s.reqs <- req:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.quit:
-		return store.ErrClosed
-	}
-	return <-req.done
+	return s.queue.Submit(ctx, fn)
 }
 
 func (s *Store) writeLoop() {
 	defer close(s.done)
 	for {
-		var batch []*request
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		case <-s.quit:
+		batch := s.queue.Next(s.opts.MaxBatch)
+		if batch == nil {
 			return
 		}
-		n := s.commit(s.drain(batch))
+		n := s.commit(batch)
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
 		s.kickCheckpoint()
@@ -281,7 +267,7 @@ func (s *Store) commit(batch []*request) (requests int) {
 		results, batch, _ = s.runBatch(batch, true)
 	}
 	for i, r := range batch {
-		r.done <- results[i]
+		r.Done <- results[i]
 	}
 	return len(batch)
 }
@@ -313,7 +299,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	ok := 0
 	for i := 0; i < len(batch); i++ {
 		r := batch[i]
-		err := r.ctx.Err()
+		err := r.Ctx.Err()
 		switch {
 		case err != nil:
 		case !isolate || len(batch) == 1:
@@ -321,7 +307,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			// A failure rolls back the transaction: alone so far, the
 			// request's result is final; otherwise the batch runs again
 			// isolated.
-			if err = run(r.fn, wrapped); err != nil {
+			if err = run(r.Fn, wrapped); err != nil {
 				_ = tx.Rollback()
 				if len(batch) == 1 {
 					return append(results, err), batch, false
@@ -340,7 +326,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		}
 		results = append(results, err)
 		if i == len(batch)-1 && len(batch) < s.opts.MaxBatch && time.Since(started) < joinWindow {
-			batch = s.drain(batch) // late arrivals join this transaction
+			batch = s.queue.Drain(batch, s.opts.MaxBatch) // late arrivals join this transaction
 		}
 	}
 	if ok == 0 {
@@ -359,19 +345,6 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	return results, batch, false
 }
 
-// drain appends the requests already waiting, without blocking.
-func (s *Store) drain(batch []*request) []*request {
-	for len(batch) < s.opts.MaxBatch {
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		default:
-			return batch
-		}
-	}
-	return batch
-}
-
 // errBrokenTx: a savepoint could not be released or rolled back, so the
 // transaction's state is unknown and the whole batch must fail.
 var errBrokenTx = errors.New("sqlite savepoint failed")
@@ -384,7 +357,7 @@ func (s *Store) isolated(ctx context.Context, tx *sql.Tx, wrapped *sqlstore.Tx, 
 		return fmt.Errorf("%w: %v", errBrokenTx, err)
 	}
 	mark := wrapped.Mark()
-	err := run(r.fn, wrapped)
+	err := run(r.Fn, wrapped)
 	release := []string{"RELEASE request"}
 	if err != nil {
 		release = []string{"ROLLBACK TO request", "RELEASE request"}

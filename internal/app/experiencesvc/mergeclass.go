@@ -43,7 +43,31 @@ func (s *Service) classifyMerge(ctx context.Context, tx store.Tx, project string
 	if len(near) > mergeNeighbours {
 		near = near[:mergeNeighbours]
 	}
-	embed := func(texts []string) ([][]float32, error) { return s.embed(ctx, op, texts...) }
+	// The candidate's texts are the same in every comparison: each
+	// distinct text is embedded once per decision.
+	memo := map[string][]float32{}
+	embed := func(texts []string) ([][]float32, error) {
+		var missing []string
+		for _, t := range texts {
+			if _, ok := memo[t]; !ok && !slices.Contains(missing, t) {
+				missing = append(missing, t)
+			}
+		}
+		if len(missing) > 0 {
+			vecs, err := s.embed(ctx, op, missing...)
+			if err != nil {
+				return nil, err
+			}
+			for i, t := range missing {
+				memo[t] = vecs[i]
+			}
+		}
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			out[i] = memo[t]
+		}
+		return out, nil
+	}
 	cand := experience.MergeLesson{Kind: c.Kind, Trigger: c.Trigger, Rule: c.Rule}
 	out := experience.MergeDecision{Action: experience.EvidenceCreated}
 	if len(near) > 0 {
