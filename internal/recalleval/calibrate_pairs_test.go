@@ -74,6 +74,11 @@ func devMergePairs(t *testing.T, oldRelated string) []recalleval.PairFeatures {
 		{"experience/testdata/pairs", old, false, oldGroup},
 		{"testdata/recall-eval", read("../../testdata/recall-eval/dedup-dev.jsonl"), true, func(p recalleval.Pair) string { return p.ID }},
 		{"testdata/eval/dedup", read("../../testdata/eval/dedup/pairs.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
+		// Adversarial dev pairs written 2026-11-26 (before any holdout
+		// error of the pass was looked at), in the holdout's areas but not
+		// from its pairs: paraphrases, EN↔ZH duplicates, related lessons
+		// and same-domain hard negatives built around one lesson per topic.
+		{"testdata/recall-eval/extra", read("../../testdata/recall-eval/dedup-extra-dev.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
 	} {
 		fs, err := recalleval.PairsFeatures(s.pairs, s.name, s.scored, s.group, embed)
 		if err != nil {
@@ -216,5 +221,105 @@ func TestExploreAblation(t *testing.T) {
 			sum[j] = math.Round(sum[j]/float64(n)*1000) / 1000
 		}
 		t.Logf("%s means %v", experience.MergeClasses[c], sum)
+	}
+}
+
+func TestExplorePrior(t *testing.T) {
+	if os.Getenv("KAIZEN_EXPLORE") == "" {
+		t.Skip("exploration")
+	}
+	pairs := devMergePairs(t, "drop")
+	prior := recalleval.ScoredPrior(pairs)
+	t.Logf("scored prior %v", prior)
+	for _, pr := range []bool{false, true} {
+		for _, bal := range []bool{false, true} {
+			for _, fc := range []float64{5} {
+				for _, l := range recalleval.MergeLambdas {
+					opt := recalleval.FitOptions{Lambda: l, Balance: bal, FoldCost: fc}
+					if pr {
+						opt.Prior = prior
+					}
+					cv, all, err := recalleval.CrossValidateMerge(pairs, opt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("prior %v bal %v fc %v l %v: gain %.0f scored %v | all %.3f folded %d", pr, bal, fc, l, cv.Gain(5), cv, all.Accuracy(), all.Folded)
+				}
+			}
+		}
+	}
+}
+
+func TestExploreAUC(t *testing.T) {
+	if os.Getenv("KAIZEN_EXPLORE") == "" {
+		t.Skip("exploration")
+	}
+	pairs := devMergePairs(t, "drop")
+	auc := func(j int, pos, neg experience.MergeClass) float64 {
+		var n, s float64
+		for _, a := range pairs {
+			if !a.Scored || a.Label != pos {
+				continue
+			}
+			for _, b := range pairs {
+				if !b.Scored || b.Label != neg {
+					continue
+				}
+				n++
+				switch {
+				case a.X[j] > b.X[j]:
+					s++
+				case a.X[j] == b.X[j]:
+					s += 0.5
+				}
+			}
+		}
+		return s / n
+	}
+	for j, name := range experience.MergeFeatureNames {
+		t.Logf("%-20s dup>rel %.2f dup>unr %.2f rel>unr %.2f", name, auc(j, 0, 1), auc(j, 0, 2), auc(j, 1, 2))
+	}
+	m := experience.OfflineMergeClassifier()
+	for _, p := range pairs {
+		if !p.Scored || p.Label != experience.MergeDuplicate {
+			continue
+		}
+		act, pr, _ := m.Decide(p.X)
+		if act != experience.EvidenceUpdated {
+			t.Logf("missed dup %s %s cross %v cos %.2f trig %.2f rule %.2f concepts %.2f p %.2f", p.Set, p.ID, p.X[10] == 1, p.X[0], p.X[1], p.X[2], p.X[7], pr)
+		}
+	}
+}
+
+func TestExploreExtraFeatures(t *testing.T) {
+	if os.Getenv("KAIZEN_EXPLORE") == "" {
+		t.Skip("exploration")
+	}
+	base := devMergePairs(t, "drop")
+	variants := map[string]func(x []float64) []float64{
+		"base":         func(x []float64) []float64 { return x },
+		"min_cos":      func(x []float64) []float64 { return append(x, min(x[1], x[2])) },
+		"min_concepts": func(x []float64) []float64 { return append(x, min(x[5], x[6])) },
+		"both_min":     func(x []float64) []float64 { return append(x, min(x[1], x[2]), min(x[5], x[6])) },
+		"sq":           func(x []float64) []float64 { return append(x, x[0]*x[0], x[7]*x[7]) },
+		"cross_conc":   func(x []float64) []float64 { return append(x, x[10]*x[7]) },
+	}
+	for _, name := range []string{"base", "min_cos", "min_concepts", "both_min", "sq", "cross_conc"} {
+		f := variants[name]
+		pairs := make([]recalleval.PairFeatures, len(base))
+		for i, p := range base {
+			pairs[i] = p
+			pairs[i].X = f(slices.Clone(p.X))
+		}
+		saved := experience.MergeFeatureNames
+		experience.MergeFeatureNames = make([]string, len(pairs[0].X))
+		for _, l := range []float64{0.03, 0.1, 0.3} {
+			cv, all, err := recalleval.CrossValidateMerge(pairs, recalleval.FitOptions{Lambda: l, FoldCost: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%-13s l %v gain %.0f %v | all %.3f", name, l, cv.Gain(5), cv, all.Accuracy())
+		}
+		experience.MergeFeatureNames = saved
 	}
 }

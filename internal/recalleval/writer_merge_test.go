@@ -21,6 +21,10 @@ func devPairsOf(t *testing.T, path string) []recalleval.Pair {
 	return slices.DeleteFunc(ps, func(p recalleval.Pair) bool { return p.Split != "dev" })
 }
 
+// extraDedupDev holds the adversarial dev pairs written for the second
+// pass of the merge classifier (docs/experience.md).
+const extraDedupDev = "../../testdata/recall-eval/dedup-extra-dev.jsonl"
+
 // knownFolded are the dev pairs labelled unrelated that the writer still
 // folds with the shipped classifier (docs/experience.md, "The merge
 // classifier"): P209, a contradiction ("npm ci rather than npm install" vs
@@ -43,11 +47,17 @@ func TestWriterMergeClassifier(t *testing.T) {
 	for _, s := range sets {
 		pairs = append(pairs, devPairsOf(t, s.pairs["dev"])...)
 	}
-	r, err := recalleval.EvalDedup(ctx, b.E, "w-", pairs)
+	extra := devPairsOf(t, extraDedupDev)
+	r, err := recalleval.EvalDedup(ctx, b.E, "w-", append(slices.Clone(pairs), extra...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("dev pairs through the writer: %d/%d right, %d unrelated folded; %v", r.Correct, r.Pairs, r.UnrelatedFolded, r.Confusion)
+	for _, p := range extra {
+		if act := r.Decisions[p.ID]; p.Label == "unrelated" && act != experience.EvidenceCreated {
+			t.Errorf("unrelated pair %s (hard negative %v) was %s", p.ID, p.HardNegative, act)
+		}
+	}
 	crossDup, crossMerged := 0, 0
 	for _, p := range pairs {
 		act := r.Decisions[p.ID]
