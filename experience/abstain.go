@@ -62,6 +62,24 @@ type RecallCalibration struct {
 	// rule off.
 	Lead      float64 `toml:"lead" json:"lead,omitempty"`
 	LeadFloor float64 `toml:"lead_floor" json:"lead_floor,omitempty"`
+	// MinTriggerTopic, when above 0, is a second check for heuristics:
+	// the cosine of the query and the heuristic's trigger alone must
+	// reach it, whatever the topic (which is measured on the whole
+	// lesson). A lesson is relevant when its trigger is the situation the
+	// query is about; a same-domain lesson usually reaches the topic floor
+	// through words of its rule or why ("copy a file out of a running
+	// docker container" and a lesson on image size whose rule runs
+	// "docker history"). Live signals matching the trigger (MinTrigger)
+	// still inject it. It needs an embedder that runs in process (the
+	// trigger is embedded at recall time); with another one it is not
+	// applied.
+	MinTriggerTopic float64 `toml:"min_trigger_topic" json:"min_trigger_topic,omitempty"`
+}
+
+// TriggerPasses reports whether a heuristic whose trigger has cosine
+// triggerTopic with the query passes MinTriggerTopic.
+func (c RecallCalibration) TriggerPasses(triggerTopic float64) bool {
+	return c.MinTriggerTopic <= 0 || triggerTopic >= c.MinTriggerTopic
 }
 
 // For returns the abstention to use with an embedder.
@@ -92,6 +110,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.52, Relative: 0.5},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.52, Relative: 0.5, MinTriggerTopic: 0.4},
 	}
 }

@@ -238,6 +238,7 @@ func (c Config) Validate() error {
 		unit("recall.calibrated."+id+".relative", r.Relative)
 		unit("recall.calibrated."+id+".lead", r.Lead)
 		unit("recall.calibrated."+id+".lead_floor", r.LeadFloor)
+		unit("recall.calibrated."+id+".min_trigger_topic", r.MinTriggerTopic)
 	}
 	for id, m := range c.Merge.Calibrated {
 		checkMerge("merge.calibrated."+id, m)

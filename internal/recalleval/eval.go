@@ -148,6 +148,29 @@ func write(ctx context.Context, e *kaizen.Engine, project, task string, l Lesson
 // injected. k is the rank cut of recall@k; the engine must be configured
 // to score at least k heuristics (recall_top_k).
 func EvalRecall(ctx context.Context, e *kaizen.Engine, project string, ids map[string]string, queries []Query, k int) (*RecallReport, error) {
+	return EvalRecallTriggers(ctx, e, project, ids, nil, queries, k)
+}
+
+// Triggers maps each heuristic Load wrote to the trigger of the lesson
+// that created it (the first lesson mapped to it), for
+// EvalRecallTriggers.
+func Triggers(lessons []Lesson, ids map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, l := range lessons {
+		if id, ok := ids[l.ID]; ok {
+			if _, seen := out[id]; !seen {
+				out[id] = l.Trigger
+			}
+		}
+	}
+	return out
+}
+
+// EvalRecallTriggers is EvalRecall that also measures each ranked
+// heuristic's trigger topic (Ranked.TriggerTopic: the cosine of the query
+// and its trigger, by the engine's embedder) for the heuristics whose
+// trigger triggers gives; the others get none (the check passes).
+func EvalRecallTriggers(ctx context.Context, e *kaizen.Engine, project string, ids, triggers map[string]string, queries []Query, k int) (*RecallReport, error) {
 	r := &RecallReport{K: k, ByType: map[string]float64{}}
 	typeN := map[string]int{}
 	var hits, injHits, injRel int
@@ -183,7 +206,19 @@ func EvalRecall(ctx context.Context, e *kaizen.Engine, project string, ids map[s
 		})
 		qr := QueryResult{ID: q.ID, Type: q.Type, Answer: len(want) > 0, Ranked: make([]Ranked, 0, len(ranked))}
 		for _, it := range ranked {
-			qr.Ranked = append(qr.Ranked, Ranked{Topic: it.Topic, Relevant: want[it.RefID]})
+			var tt *float64
+			if trig, ok := triggers[it.RefID]; ok {
+				v, err := e.Embedder().Embed(ctx, []string{q.Text, trig})
+				if err != nil {
+					return nil, fmt.Errorf("query %s: %w", q.ID, err)
+				}
+				var dot float64
+				for i := range v[0] {
+					dot += float64(v[0][i]) * float64(v[1][i])
+				}
+				tt = &dot
+			}
+			qr.Ranked = append(qr.Ranked, Ranked{Topic: it.Topic, Relevant: want[it.RefID], ID: it.RefID, TriggerTopic: tt})
 		}
 		r.Results = append(r.Results, qr)
 		injected := 0

@@ -82,7 +82,7 @@ func evaluate(t *testing.T, s evalSet, split string, tweaks ...func(*kaizen.Conf
 			qs = append(qs, q)
 		}
 	}
-	rec, err := recalleval.EvalRecall(ctx, b.E, "eval", ids, qs, 5)
+	rec, err := recalleval.EvalRecallTriggers(ctx, b.E, "eval", ids, recalleval.Triggers(lessons, ids), qs, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +146,15 @@ func TestCalibrateAbstention(t *testing.T) {
 		r := evaluate(t, s, "dev")
 		results = append(results, r.Recall.Results...)
 	}
-	got := recalleval.CalibrateRelevant(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1, 0.8)
+	maxH := kaizen.DefaultConfig().Experience.Filter.MaxHeuristics
+	got := recalleval.CalibrateTrigger(results, maxH, 0.1, recalleval.MinRelevantDev)
 	t.Logf("calibrated on %d dev queries: %+v", len(results), got)
+	t.Logf("without the trigger check: %+v", recalleval.CalibrateRelevant(results, maxH, 0.1, recalleval.MinRelevantDev))
+	for _, tt := range recalleval.TriggerTopicGrid {
+		t.Logf("trigger floor %.2f: %+v", tt, recalleval.CalibrateTriggerAt(results, maxH, 0.1, recalleval.MinRelevantDev, tt))
+	}
+	t.Logf("relevant share 0.8 on dev, with the trigger check: %+v; without: %+v",
+		recalleval.CalibrateTrigger(results, maxH, 0.1, 0.8), recalleval.CalibrateRelevant(results, maxH, 0.1, 0.8))
 	t.Logf("with the stand-out rule (measured, not adopted): %+v", recalleval.CalibrateLead(results, kaizen.DefaultConfig().Experience.Filter.MaxHeuristics, 0.1))
 	b := testkit.Open(t, "sqlite")
 	want := kaizen.DefaultConfig().Experience.Recall.For(b.E.EmbedderID())

@@ -157,7 +157,7 @@ func (s *Service) recall(ctx context.Context, op string, in RecallInput, kinds m
 	}
 	res.LiveSignals = g.live
 	cands, scores, topics := g.cands, g.scores, g.topics
-	relevant := s.abstain(res, cands, scores, topics)
+	relevant := s.abstain(res, cands, scores, topics, qv)
 	selected, by, note := s.filter(ctx, in.Query, res.LiveSignals, relevant)
 	res.Filter, res.FilterNote = by, note
 	text, used := experience.Render(s.cfg.Filter, selected)
@@ -288,7 +288,7 @@ func (f *inflight) wait() {
 // (experience.RecallThresholds for the embedder); when there were
 // candidates and none is, it marks the result abstained.
 func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, scores map[string]experience.HeuristicScore,
-	topics map[string]float64) []experience.Candidate {
+	topics map[string]float64, qv []float32) []experience.Candidate {
 	if len(cands) == 0 {
 		return cands
 	}
@@ -311,7 +311,7 @@ func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, score
 	out := make([]experience.Candidate, 0, len(cands))
 	for _, c := range cands {
 		t, g := topicOf(c)
-		if cal.Passes(t, g, best, second, s.cfg.Recall.MinTrigger) {
+		if cal.Passes(t, g, best, second, s.cfg.Recall.MinTrigger) && s.triggerPasses(cal, c, g, qv) {
 			out = append(out, c)
 		}
 	}

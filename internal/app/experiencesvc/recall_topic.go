@@ -74,3 +74,31 @@ func (s *Service) lessonTopic(qv []float32, h *experience.Heuristic, stored floa
 	}
 	return max(dot, stored)
 }
+
+// triggerPasses is the second check of a heuristic that passed the topic
+// floor (experience.RecallCalibration.MinTriggerTopic): the cosine of the
+// query vector qv and its trigger alone must reach the calibration's
+// floor. Skills and memories, a heuristic injected by its live signals
+// (trigger ≥ recall.min_trigger), a calibration without the check and an
+// embedder that does not run in process pass.
+func (s *Service) triggerPasses(cal experience.RecallCalibration, c experience.Candidate, live float64, qv []float32) bool {
+	if cal.MinTriggerTopic <= 0 || c.Kind != experience.ItemHeuristic || c.Heuristic == nil {
+		return true
+	}
+	if s.cfg.Recall.MinTrigger > 0 && live >= s.cfg.Recall.MinTrigger {
+		return true
+	}
+	e, ok := s.embedder.(textEmbedder)
+	if !ok {
+		return true
+	}
+	v := s.lessons.get(e, c.Heuristic.Trigger)
+	if len(v) != len(qv) {
+		return true
+	}
+	var dot float64
+	for i := range v {
+		dot += float64(v[i]) * float64(qv[i])
+	}
+	return cal.TriggerPasses(dot)
+}
