@@ -74,12 +74,23 @@ type RecallCalibration struct {
 	// trigger is embedded at recall time); with another one it is not
 	// applied.
 	MinTriggerTopic float64 `toml:"min_trigger_topic" json:"min_trigger_topic,omitempty"`
+	// TriggerCheckBelow, when above 0, limits the trigger check to
+	// heuristics whose topic is below it: a lesson the query matches
+	// strongly as a whole passes (a query restating a lesson in the
+	// other language meets its rule through the lexicon even when the
+	// trigger's words are missing from it); the check is for the
+	// borderline ones.
+	TriggerCheckBelow float64 `toml:"trigger_check_below" json:"trigger_check_below,omitempty"`
 }
 
-// TriggerPasses reports whether a heuristic whose trigger has cosine
-// triggerTopic with the query passes MinTriggerTopic.
-func (c RecallCalibration) TriggerPasses(triggerTopic float64) bool {
-	return c.MinTriggerTopic <= 0 || triggerTopic >= c.MinTriggerTopic
+// TriggerPasses reports whether a heuristic of topic similarity topic,
+// whose trigger has cosine triggerTopic with the query, passes the
+// trigger check (MinTriggerTopic, TriggerCheckBelow).
+func (c RecallCalibration) TriggerPasses(topic, triggerTopic float64) bool {
+	if c.MinTriggerTopic <= 0 || (c.TriggerCheckBelow > 0 && topic >= c.TriggerCheckBelow) {
+		return true
+	}
+	return triggerTopic >= c.MinTriggerTopic
 }
 
 // For returns the abstention to use with an embedder.
@@ -110,6 +121,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.52, Relative: 0.5, MinTriggerTopic: 0.4},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.52, Relative: 0.5, MinTriggerTopic: 0.4, TriggerCheckBelow: 0.65},
 	}
 }

@@ -239,6 +239,7 @@ func (c Config) Validate() error {
 		unit("recall.calibrated."+id+".lead", r.Lead)
 		unit("recall.calibrated."+id+".lead_floor", r.LeadFloor)
 		unit("recall.calibrated."+id+".min_trigger_topic", r.MinTriggerTopic)
+		unit("recall.calibrated."+id+".trigger_check_below", r.TriggerCheckBelow)
 	}
 	for id, m := range c.Merge.Calibrated {
 		checkMerge("merge.calibrated."+id, m)

@@ -58,7 +58,7 @@ func Simulate(results []QueryResult, c experience.RecallCalibration, max int) Si
 			if n == max {
 				break
 			}
-			if c.Passes(it.Topic, 0, best, second, 0) && (it.TriggerTopic == nil || c.TriggerPasses(*it.TriggerTopic)) {
+			if c.Passes(it.Topic, 0, best, second, 0) && (it.TriggerTopic == nil || c.TriggerPasses(it.Topic, *it.TriggerTopic)) {
 				n++
 				if it.Relevant {
 					rel++
@@ -115,14 +115,6 @@ func CalibrateRelevant(results []QueryResult, max int, maxFalse, minRelevant flo
 	return calibrate(results, max, maxFalse, minRelevant, false)
 }
 
-// CalibrateTriggerAt is CalibrateRelevant with the trigger check fixed at
-// minTriggerTopic (the zero Simulated when no grid point meets both
-// constraints).
-func CalibrateTriggerAt(results []QueryResult, max int, maxFalse, minRelevant, minTriggerTopic float64) Simulated {
-	s, _ := calibrateGrid(results, max, maxFalse, minRelevant, false, minTriggerTopic)
-	return s
-}
-
 // MinRelevantDev is the relevant share of injected lessons the
 // abstention must reach on the dev splits. The issue asks 0.8 on unseen
 // queries; the dev point chosen at 0.8 (0.84 on dev) gave 0.70 on the
@@ -130,29 +122,50 @@ func CalibrateTriggerAt(results []QueryResult, max int, maxFalse, minRelevant, m
 // the calibration asks 0.9 of dev to leave a margin.
 const MinRelevantDev = 0.9
 
-// TriggerTopicGrid is the grid of RecallCalibration.MinTriggerTopic that
-// CalibrateTrigger searches (0: the check off).
-var TriggerTopicGrid = []float64{0, 0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50}
+// TriggerTopicGrid and TriggerCheckBelowGrid are the grids of
+// RecallCalibration.MinTriggerTopic (0: the check off) and
+// TriggerCheckBelow (0: the check for every topic) that CalibrateTrigger
+// searches.
+var (
+	TriggerTopicGrid      = []float64{0, 0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45, 0.50}
+	TriggerCheckBelowGrid = []float64{0.60, 0.65, 0.70, 0}
+)
+
+// triggerCheck is one point of the trigger check's grids.
+type triggerCheck struct{ min, below float64 }
 
 // CalibrateTrigger is CalibrateRelevant with the trigger check
-// (RecallCalibration.MinTriggerTopic) on the grid too: for each value of
-// TriggerTopicGrid the best point as CalibrateRelevant chooses it, and of
-// those the one serving the most answerable queries among those meeting
-// both constraints; ties go to the smaller trigger floor (0 first). The
-// rankings must carry TriggerTopic.
+// (RecallCalibration.MinTriggerTopic and TriggerCheckBelow) on the grid
+// too: for each point of TriggerTopicGrid × TriggerCheckBelowGrid the best
+// point as CalibrateRelevant chooses it, and of those the one serving the
+// most answerable queries while meeting both constraints; ties go to the
+// earlier point (the check off, then the smaller floor, then the check
+// limited to the lower topics). The rankings must carry TriggerTopic.
 func CalibrateTrigger(results []QueryResult, max int, maxFalse, minRelevant float64) Simulated {
 	var best Simulated
 	found := false
 	for _, tt := range TriggerTopicGrid {
-		s, ok := calibrateGrid(results, max, maxFalse, minRelevant, false, tt)
-		if ok && (!found || s.InjectedHit > best.InjectedHit+1e-9) {
-			best, found = s, true
+		for _, below := range TriggerCheckBelowGrid {
+			if tt == 0 && below != 0 {
+				continue
+			}
+			s, ok := calibrateGrid(results, max, maxFalse, minRelevant, false, triggerCheck{tt, below})
+			if ok && (!found || s.InjectedHit > best.InjectedHit+1e-9) {
+				best, found = s, true
+			}
 		}
 	}
 	if !found {
 		return CalibrateRelevant(results, max, maxFalse, minRelevant)
 	}
 	return best
+}
+
+// CalibrateTriggerAt is CalibrateRelevant with the trigger check fixed
+// (the zero Simulated when no grid point meets both constraints).
+func CalibrateTriggerAt(results []QueryResult, max int, maxFalse, minRelevant, minTriggerTopic, below float64) Simulated {
+	s, _ := calibrateGrid(results, max, maxFalse, minRelevant, false, triggerCheck{minTriggerTopic, below})
+	return s
 }
 
 // CalibrateLead is Calibrate with the stand-out rule on the grid too
@@ -167,15 +180,15 @@ func CalibrateLead(results []QueryResult, max int, maxFalse float64) Simulated {
 
 func calibrate(results []QueryResult, max int, maxFalse, minRelevant float64, lead bool) Simulated {
 	if minRelevant > 0 {
-		if s, ok := calibrateGrid(results, max, maxFalse, minRelevant, lead, 0); ok {
+		if s, ok := calibrateGrid(results, max, maxFalse, minRelevant, lead, triggerCheck{}); ok {
 			return s
 		}
 	}
-	s, _ := calibrateGrid(results, max, maxFalse, 0, lead, 0)
+	s, _ := calibrateGrid(results, max, maxFalse, 0, lead, triggerCheck{})
 	return s
 }
 
-func calibrateGrid(results []QueryResult, max int, maxFalse, minRelevant float64, lead bool, minTriggerTopic float64) (Simulated, bool) {
+func calibrateGrid(results []QueryResult, max int, maxFalse, minRelevant float64, lead bool, check triggerCheck) (Simulated, bool) {
 	var best Simulated
 	found := false
 	leads := []int{0}
@@ -191,7 +204,8 @@ func calibrateGrid(results []QueryResult, max int, maxFalse, minRelevant float64
 			for mt := 10; mt <= 60; mt++ {
 				for rl := 50; rl <= 80; rl += 5 {
 					c := experience.RecallCalibration{MinTopic: float64(mt) / 100, Relative: float64(rl) / 100,
-						Lead: float64(ld) / 100, LeadFloor: float64(fl) / 100, MinTriggerTopic: minTriggerTopic}
+						Lead: float64(ld) / 100, LeadFloor: float64(fl) / 100,
+						MinTriggerTopic: check.min, TriggerCheckBelow: check.below}
 					s := Simulate(results, c, max)
 					if s.FalseInjection > maxFalse+1e-9 || s.InjectedRelevant < minRelevant-1e-9 {
 						continue

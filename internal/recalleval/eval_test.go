@@ -151,7 +151,11 @@ func TestCalibrateAbstention(t *testing.T) {
 	t.Logf("calibrated on %d dev queries: %+v", len(results), got)
 	t.Logf("without the trigger check: %+v", recalleval.CalibrateRelevant(results, maxH, 0.1, recalleval.MinRelevantDev))
 	for _, tt := range recalleval.TriggerTopicGrid {
-		t.Logf("trigger floor %.2f: %+v", tt, recalleval.CalibrateTriggerAt(results, maxH, 0.1, recalleval.MinRelevantDev, tt))
+		for _, below := range recalleval.TriggerCheckBelowGrid {
+			s := recalleval.CalibrateTriggerAt(results, maxH, 0.1, recalleval.MinRelevantDev, tt, below)
+			t.Logf("trigger floor %.2f below %.2f: min_topic %.2f served %.3f relevant %.3f false %.3f", tt, below,
+				s.Calibration.MinTopic, s.InjectedHit, s.InjectedRelevant, s.FalseInjection)
+		}
 	}
 	t.Logf("relevant share 0.8 on dev, with the trigger check: %+v; without: %+v",
 		recalleval.CalibrateTrigger(results, maxH, 0.1, 0.8), recalleval.CalibrateRelevant(results, maxH, 0.1, 0.8))

@@ -151,3 +151,53 @@ func TestWriterAppendPath(t *testing.T) {
 		t.Errorf("related lesson of another kind: %s, %d heuristics; want created, 2", got, len(hs))
 	}
 }
+
+// TestRecallTriggerCheck: a query that reaches the topic floor through a
+// lesson's rule, not its trigger (a dev query of the extra set about
+// secrets in an access log, and a lesson on structured logs with request
+// ids: topic 0.63, trigger 0.26) is held back by the trigger check and
+// says why; with the check off it is injected. A query about the lesson's
+// trigger is injected with the check on.
+func TestRecallTriggerCheck(t *testing.T) {
+	ctx := context.Background()
+	lesson := recalleval.Lesson{ID: "L080", Lang: "zh", Kind: "prefer", Trigger: "给服务添加日志时",
+		Rule: "使用结构化日志（键值对或 JSON），并在每条日志里带上 request id / trace id",
+		Why:  "纯文本日志难以检索和聚合，没有关联 id 就无法把一次请求的多条日志串起来"}
+	const ruleOnly = "our access-log middleware prints every incoming request verbatim, bearer header and JSON payload included"
+	for _, c := range []struct {
+		name  string
+		off   bool
+		query string
+		want  bool
+	}{
+		{"check on, rule words only", false, ruleOnly, false},
+		{"check off, rule words only", true, ruleOnly, true},
+		{"check on, about the trigger", false, "给订单服务添加日志：用结构化日志，每条带上 request id", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := testkit.Open(t, "sqlite", func(cfg *kaizen.Config) {
+				if c.off {
+					cal := cfg.Experience.Recall.Calibrated[experience.OfflineMergeEmbedderID()]
+					cal.MinTriggerTopic = 0
+					cfg.Experience.Recall.Calibrated = map[string]experience.RecallCalibration{experience.OfflineMergeEmbedderID(): cal}
+				}
+			})
+			if b.E.EmbedderID() != experience.OfflineMergeEmbedderID() {
+				t.Skipf("embedder %s", b.E.EmbedderID())
+			}
+			if _, err := recalleval.Load(ctx, b.E, "p", []recalleval.Lesson{lesson}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := b.E.Recall(ctx, kaizen.RecallInput{Project: "p", Query: c.query, Kinds: []string{"heuristic"}, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(rec.Heuristics) == 1; got != c.want {
+				t.Fatalf("injected %v, want %v (items %+v, abstained %v: %s)", got, c.want, rec.Items, rec.Abstained, rec.AbstainReason)
+			}
+			if !c.want && (!rec.Abstained || !strings.Contains(rec.AbstainReason, "trigger")) {
+				t.Errorf("held back without saying why: abstained %v, %q", rec.Abstained, rec.AbstainReason)
+			}
+		})
+	}
+}

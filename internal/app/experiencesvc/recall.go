@@ -311,7 +311,7 @@ func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, score
 	out := make([]experience.Candidate, 0, len(cands))
 	for _, c := range cands {
 		t, g := topicOf(c)
-		if cal.Passes(t, g, best, second, s.cfg.Recall.MinTrigger) && s.triggerPasses(cal, c, g, qv) {
+		if cal.Passes(t, g, best, second, s.cfg.Recall.MinTrigger) && s.triggerPasses(cal, c, t, g, qv) {
 			out = append(out, c)
 		}
 	}
@@ -319,6 +319,10 @@ func (s *Service) abstain(res *RecallResult, cands []experience.Candidate, score
 		res.Abstained = true
 		res.AbstainReason = fmt.Sprintf("no recalled item is close enough to the query: best topic similarity %.3f < %.3f (recall.min_topic for %s)",
 			best, cal.MinTopic, s.embedder.ID())
+		if best >= cal.MinTopic {
+			res.AbstainReason = fmt.Sprintf("no recalled item is close enough to the query: the closest (topic similarity %.3f) are lessons whose trigger "+
+				"the query is not about (cosine with the trigger < %.2f, recall.calibrated min_trigger_topic for %s)", best, cal.MinTriggerTopic, s.embedder.ID())
+		}
 	}
 	return out
 }

@@ -76,13 +76,14 @@ func (s *Service) lessonTopic(qv []float32, h *experience.Heuristic, stored floa
 }
 
 // triggerPasses is the second check of a heuristic that passed the topic
-// floor (experience.RecallCalibration.MinTriggerTopic): the cosine of the
-// query vector qv and its trigger alone must reach the calibration's
-// floor. Skills and memories, a heuristic injected by its live signals
+// floor (experience.RecallCalibration.MinTriggerTopic): below
+// TriggerCheckBelow, the cosine of the query vector qv and its trigger
+// alone must reach the calibration's floor. Skills and memories, a
+// heuristic injected by its live signals
 // (trigger ≥ recall.min_trigger), a calibration without the check and an
 // embedder that does not run in process pass.
-func (s *Service) triggerPasses(cal experience.RecallCalibration, c experience.Candidate, live float64, qv []float32) bool {
-	if cal.MinTriggerTopic <= 0 || c.Kind != experience.ItemHeuristic || c.Heuristic == nil {
+func (s *Service) triggerPasses(cal experience.RecallCalibration, c experience.Candidate, topic, live float64, qv []float32) bool {
+	if cal.TriggerPasses(topic, -1) || c.Kind != experience.ItemHeuristic || c.Heuristic == nil {
 		return true
 	}
 	if s.cfg.Recall.MinTrigger > 0 && live >= s.cfg.Recall.MinTrigger {
@@ -100,5 +101,5 @@ func (s *Service) triggerPasses(cal experience.RecallCalibration, c experience.C
 	for i := range v {
 		dot += float64(v[i]) * float64(qv[i])
 	}
-	return cal.TriggerPasses(dot)
+	return cal.TriggerPasses(topic, dot)
 }
