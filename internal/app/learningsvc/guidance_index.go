@@ -1,6 +1,7 @@
 package learningsvc
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"maps"
@@ -51,8 +52,23 @@ type guidanceBase struct {
 	// mention indexes patterns by the hash of each tag and of the
 	// lower-cased content (the strategies a task mentions are found by
 	// either; a hash collision only adds a pattern that guidance then
-	// finds not mentioned).
-	mention map[uint64][]int32
+	// finds not mentioned), sorted by key then position.
+	mention []mentionEntry
+}
+
+type mentionEntry struct {
+	key uint64
+	pos int32
+}
+
+// mentioned returns the positions of the patterns indexed under key.
+func (g *guidanceBase) mentioned(key uint64) []mentionEntry {
+	i, _ := slices.BinarySearchFunc(g.mention, key, func(e mentionEntry, k uint64) int { return cmp.Compare(e.key, k) })
+	j := i
+	for j < len(g.mention) && g.mention[j].key == key {
+		j++
+	}
+	return g.mention[i:j]
 }
 
 type bounded struct {
@@ -74,35 +90,33 @@ func keyHash(s string) uint64 {
 	return h.Sum64()
 }
 
-func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *guidanceBase {
+func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBase {
 	mc := s.lc.Maturity
-	g := &guidanceBase{at: at, mention: map[uint64][]int32{}}
-	for i, r := range recs {
-		pos := int32(i)
-		p, m := &r.Pattern, &r.Maturity
-		for _, t := range p.Tags {
-			g.mention[keyHash(t)] = append(g.mention[keyHash(t)], pos)
+	g := &guidanceBase{at: at, mention: make([]mentionEntry, 0, len(rows))}
+	for i := range rows {
+		pos, r := int32(i), &rows[i]
+		for _, t := range r.tags {
+			g.mention = append(g.mention, mentionEntry{keyHash(t), pos})
 		}
-		if strings.TrimSpace(p.Content) != "" {
-			k := mentionKey(p.Content)
-			g.mention[k] = append(g.mention[k], pos)
+		if strings.TrimSpace(r.content) != "" {
+			g.mention = append(g.mention, mentionEntry{mentionKey(r.content), pos})
 		}
 		switch {
-		case p.Kind == learning.KindAntiPattern:
+		case r.kind == learning.KindAntiPattern:
 			g.antis = append(g.antis, pos)
 			continue
-		case p.AntiPatternID != "":
+		case r.inverted:
 			g.inverted = append(g.inverted, pos)
 			continue
-		case m.Helpful.Ref.After(at) || m.Harmful.Ref.After(at):
+		case refTime(r.hRef).After(at) || refTime(r.xRef).After(at):
 			g.always = append(g.always, pos)
 			continue
 		}
-		h, x := m.Helpful.At(at, mc.HalfLifeDays), m.Harmful.At(at, mc.HalfLifeDays)
+		h, x := r.helpful().At(at, mc.HalfLifeDays), r.harmful().At(at, mc.HalfLifeDays)
 		var mult float64
 		switch {
-		case m.Manual != "":
-			mult = m.Manual.Multiplier()
+		case r.manual != "":
+			mult = r.manual.Multiplier()
 		case h*boundSlack >= mc.MinHelpful-mc.Epsilon:
 			mult = 1.5
 		case (h+x)*boundSlack >= mc.MinFeedback-mc.Epsilon:
@@ -114,8 +128,8 @@ func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *
 			g.ranked = append(g.ranked, bounded{pos, mult * max(learning.BaseScore(h, x), 0.5) * boundSlack})
 		}
 		total := h + x
-		maybeDeprecated := m.Manual == learning.Deprecated
-		if m.Manual == "" && total > 0 && total*boundSlack >= mc.MinFeedback-mc.Epsilon &&
+		maybeDeprecated := r.manual == learning.Deprecated
+		if r.manual == "" && total > 0 && total*boundSlack >= mc.MinFeedback-mc.Epsilon &&
 			x/total*boundSlack > mc.DeprecationThreshold {
 			maybeDeprecated = true
 			// a computed deprecation may lift back to candidate later
@@ -136,6 +150,7 @@ func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *
 	}
 	slices.SortFunc(g.ranked, byBound)
 	slices.SortFunc(g.excl, byBound)
+	slices.SortFunc(g.mention, func(a, b mentionEntry) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.pos, b.pos)) })
 	return g
 }
 
@@ -149,7 +164,7 @@ func (b *patternBase) guidance(s *Service, now time.Time) *guidanceBase {
 	if b.g == nil || now.Sub(b.g.at).Hours()/24 > s.lc.Maturity.HalfLifeDays/16 {
 		// a minute early, so that a request whose clock reads slightly
 		// earlier than the one that built it is still answered
-		b.g = s.buildGuidanceBase(b.records, now.Add(-indexLead))
+		b.g = s.buildGuidanceBase(b.rows, now.Add(-indexLead))
 	}
 	return b.g
 }
@@ -204,28 +219,35 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 	if limit <= 0 {
 		limit = 10
 	}
-	recs := snap.base.records
+	base := snap.base
+	rows := base.rows
 	type pick struct {
 		order int // base position, or len(base)+i for the i-th added pattern
 		rec   *store.PatternRecord
 	}
 	picked := map[int]bool{}
 	var picks []pick
-	stale := func(pos int) bool { _, ok := snap.overlay[recs[pos].Pattern.ID]; return ok }
-	add := func(pos int) {
+	stale := func(pos int) bool { _, ok := snap.overlay[rows[pos].id]; return ok }
+	record := func(pos int) (*store.PatternRecord, error) { return base.record(ctx, tx, in.Project, int32(pos)) }
+	add := func(pos int) error {
 		if !picked[pos] && !stale(pos) {
+			r, err := record(pos)
+			if err != nil {
+				return err
+			}
 			picked[pos] = true
-			picks = append(picks, pick{pos, recs[pos]})
+			picks = append(picks, pick{pos, r})
 		}
+		return nil
 	}
 	var antis []pick // in the store's order, as BuildGuidance reports them
 	for i, id := range snap.added {
-		picks = append(picks, pick{len(recs) + i, snap.overlay[id]})
+		picks = append(picks, pick{len(rows) + i, snap.overlay[id]})
 	}
 	for id, r := range snap.overlay {
-		if pos, ok := snap.base.index[id]; ok {
-			picked[pos] = true
-			picks = append(picks, pick{pos, r})
+		if pos, ok := base.index[id]; ok {
+			picked[int(pos)] = true
+			picks = append(picks, pick{int(pos), r})
 		}
 	}
 	for _, p := range picks {
@@ -235,11 +257,17 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 	}
 	for _, pos := range g.antis {
 		if !stale(int(pos)) {
-			antis = append(antis, pick{int(pos), recs[pos]})
+			r, err := record(int(pos))
+			if err != nil {
+				return patternSet{}, false, err
+			}
+			antis = append(antis, pick{int(pos), r})
 		}
 	}
 	for _, pos := range g.always {
-		add(int(pos))
+		if err := add(int(pos)); err != nil {
+			return patternSet{}, false, err
+		}
 	}
 	if mentioned := learning.ExtractPatterns(in.Task); len(mentioned) > 0 {
 		for _, e := range mentioned {
@@ -247,14 +275,18 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 				if k == "" {
 					continue
 				}
-				for _, pos := range g.mention[keyHash(k)] {
-					add(int(pos))
+				for _, m := range g.mentioned(keyHash(k)) {
+					if err := add(int(m.pos)); err != nil {
+						return patternSet{}, false, err
+					}
 				}
 			}
 		}
 		if len(antis) > 0 { // anti-patterns are matched by their source too
 			for _, pos := range g.inverted {
-				add(int(pos))
+				if err := add(int(pos)); err != nil {
+					return patternSet{}, false, err
+				}
 			}
 		}
 	}
@@ -307,9 +339,13 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 			if picked[pos] {
 				continue // already counted
 			}
+			r, err := record(pos)
+			if err != nil {
+				return patternSet{}, false, err
+			}
 			picked[pos] = true
-			picks = append(picks, pick{pos, recs[pos]})
-			if err := consider(pos, recs[pos]); err != nil {
+			picks = append(picks, pick{pos, r})
+			if err := consider(pos, r); err != nil {
 				return patternSet{}, false, err
 			}
 		}
@@ -349,25 +385,45 @@ func (b *patternBase) choices(s *Service) *choiceSet {
 	b.gmu.Lock()
 	defer b.gmu.Unlock()
 	if b.cs == nil {
-		views := make([]learning.PatternView, len(b.records))
-		for i, r := range b.records {
-			views[i] = learning.PatternView{Pattern: &r.Pattern}
-		}
-		cs := &choiceSet{set: learning.NewChoiceSet(s.lc.ChoicesOf(views)), strategies: map[string]int{}}
-		for _, r := range b.records {
-			countStrategies(cs.strategies, r, 1)
+		cs := &choiceSet{set: learning.NewChoiceSet(s.choicesOfRows(b.rows)), strategies: map[string]int{}}
+		for i := range b.rows {
+			countStrategies(cs.strategies, b.rows[i].kind, b.rows[i].tags, 1)
 		}
 		b.cs = cs
 	}
 	return b.cs
 }
 
-func countStrategies(counts map[string]int, r *store.PatternRecord, delta int) {
-	if r.Pattern.Kind == learning.KindAntiPattern {
+// choicesOfRows is learning.Config.ChoicesOf over rows (the views of a
+// base's patterns carry no maturity, so no choice is marked deprecated).
+func (s *Service) choicesOfRows(rows []patternRow) []learning.Choice {
+	out := make([]learning.Choice, 0, len(rows)+len(learning.Strategies))
+	known := map[string]bool{}
+	for i := range rows {
+		r := &rows[i]
+		if r.kind == learning.KindAntiPattern {
+			continue
+		}
+		out = append(out, learning.Choice{ID: r.id, Content: r.content, Tags: r.tags[:len(r.tags):len(r.tags)],
+			Inverted: r.inverted, Successes: r.succ, Failures: r.fail})
+		for _, tag := range r.tags {
+			known[tag] = true
+		}
+	}
+	for _, st := range learning.Strategies {
+		if !known[st.Tag()] {
+			out = append(out, learning.Choice{ID: st.Tag(), Content: st.LabelFor(s.lc.Locale), Tags: []string{st.Tag()}})
+		}
+	}
+	return out
+}
+
+func countStrategies(counts map[string]int, kind learning.PatternKind, tags []string, delta int) {
+	if kind == learning.KindAntiPattern {
 		return
 	}
 	for _, st := range learning.Strategies {
-		if slices.Contains(r.Pattern.Tags, st.Tag()) {
+		if slices.Contains(tags, st.Tag()) {
 			counts[st.Tag()] += delta
 		}
 	}
@@ -387,9 +443,9 @@ func (s *Service) recommend(snap *cachedProject, in PlanInput, idx *learning.Con
 		for id, r := range snap.overlay {
 			if pos, ok := snap.base.index[id]; ok {
 				dropped[id] = true
-				countStrategies(counts, snap.base.records[pos], -1)
+				countStrategies(counts, snap.base.rows[pos].kind, snap.base.rows[pos].tags, -1)
 			}
-			countStrategies(counts, r, 1)
+			countStrategies(counts, r.Pattern.Kind, r.Pattern.Tags, 1)
 			views = append(views, learning.PatternView{Pattern: &r.Pattern})
 		}
 		for _, c := range s.lc.ChoicesOf(views) {

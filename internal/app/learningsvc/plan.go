@@ -24,15 +24,17 @@ type patternSet struct {
 	reasons map[string]string
 }
 
-// patternViews evaluates the project's patterns at now (views is reused
-// for the result).
+// patternViews evaluates every pattern of the project at now, read from
+// the store (views is reused for the result): the rare request dated
+// before the guidance index.
 func (s *Service) patternViews(ctx context.Context, tx store.Tx, project string, now time.Time, views []learning.PatternView) (patternSet, error) {
-	recs, err := s.cache.records(ctx, tx, project)
+	recs, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{})
 	if err != nil {
 		return patternSet{}, err
 	}
 	ps := patternSet{views: views, reasons: map[string]string{}}
-	for _, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		if r.Pattern.Kind == learning.KindAntiPattern {
 			ps.antis = append(ps.antis, r.Pattern)
 			continue
