@@ -3,10 +3,10 @@ package learningsvc
 import (
 	"cmp"
 	"context"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kaizenhq/kaizen/learning"
@@ -81,13 +81,36 @@ type bounded struct {
 const boundSlack = 1 + 1e-9
 
 func mentionKey(content string) uint64 {
-	return keyHash(strings.ToLower(strings.TrimRight(strings.TrimSpace(content), ".。")))
+	k := strings.TrimRight(strings.TrimSpace(content), ".。")
+	for i := 0; i < len(k); i++ {
+		if k[i] >= 0x80 {
+			return keyHash(strings.ToLower(k))
+		}
+	}
+	// ASCII: lower-cased while hashing, as keyHash(strings.ToLower(k))
+	h := uint64(fnvOffset)
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
 }
 
+// FNV-1a, 64 bits (hash/fnv's New64a without its allocation).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
 func keyHash(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+	h := uint64(fnvOffset)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
 }
 
 func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBase {
@@ -382,8 +405,8 @@ type choiceSet struct {
 
 // choices returns the base's choice set, built on first use.
 func (b *patternBase) choices(s *Service) *choiceSet {
-	b.gmu.Lock()
-	defer b.gmu.Unlock()
+	b.cmu.Lock()
+	defer b.cmu.Unlock()
 	if b.cs == nil {
 		cs := &choiceSet{set: learning.NewChoiceSet(s.choicesOfRows(b.rows)), strategies: map[string]int{}}
 		for i := range b.rows {
@@ -419,15 +442,24 @@ func (s *Service) choicesOfRows(rows []patternRow) []learning.Choice {
 }
 
 func countStrategies(counts map[string]int, kind learning.PatternKind, tags []string, delta int) {
-	if kind == learning.KindAntiPattern {
+	if kind == learning.KindAntiPattern || len(tags) == 0 {
 		return
 	}
-	for _, st := range learning.Strategies {
-		if slices.Contains(tags, st.Tag()) {
-			counts[st.Tag()] += delta
+	for _, tag := range strategyTags() {
+		if slices.Contains(tags, tag) {
+			counts[tag] += delta
 		}
 	}
 }
+
+// strategyTags are the tags of learning.Strategies.
+var strategyTags = sync.OnceValue(func() []string {
+	tags := make([]string, len(learning.Strategies))
+	for i, st := range learning.Strategies {
+		tags[i] = st.Tag()
+	}
+	return tags
+})
 
 // recommend is the task-conditioned recommendation over the snapshot's
 // patterns: the base's choice set, with the patterns changed since

@@ -69,8 +69,9 @@ type patternBase struct {
 	rows  []patternRow
 	index map[string]int32 // pattern id → position in rows
 
-	gmu sync.Mutex
+	gmu sync.Mutex // guards g
 	g   *guidanceBase
+	cmu sync.Mutex // guards cs
 	cs  *choiceSet
 
 	// full caches the records read by key (patternBase.record); a
@@ -258,4 +259,18 @@ func loadRows(ctx context.Context, tx store.Tx, project string) ([]patternRow, e
 		rows[i] = rowOf(&all[i])
 	}
 	return rows, nil
+}
+
+// prepareChoices starts building the thompson choice set of a new base
+// while the request builds the guidance index and reads the outcome
+// history (the first request on a base needs all three).
+func (s *Service) prepareChoices(snap *cachedProject) {
+	if s.lc.Ranking == learning.RankingSeed || !snap.base.cmu.TryLock() {
+		return
+	}
+	built := snap.base.cs != nil
+	snap.base.cmu.Unlock()
+	if !built {
+		go snap.base.choices(s)
+	}
 }

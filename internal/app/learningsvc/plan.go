@@ -97,6 +97,7 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 		if err != nil {
 			return err
 		}
+		s.prepareChoices(snap)
 		pv, ok, err := s.guidanceViews(ctx, tx, snap, in, now, (*buf)[:0])
 		if err != nil {
 			return err
