@@ -3,10 +3,10 @@ package learningsvc
 import (
 	"context"
 	"encoding/binary"
-	"hash/crc32"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
