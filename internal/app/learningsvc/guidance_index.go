@@ -268,7 +268,7 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 		picks = append(picks, pick{len(rows) + i, snap.overlay[id]})
 	}
 	for id, r := range snap.overlay {
-		if pos, ok := base.index[id]; ok {
+		if pos, ok := base.pos(id); ok {
 			picked[int(pos)] = true
 			picks = append(picks, pick{int(pos), r})
 		}
@@ -473,7 +473,7 @@ func (s *Service) recommend(snap *cachedProject, in PlanInput, idx *learning.Con
 		counts := maps.Clone(cs.strategies)
 		var views []learning.PatternView
 		for id, r := range snap.overlay {
-			if pos, ok := snap.base.index[id]; ok {
+			if pos, ok := snap.base.pos(id); ok {
 				dropped[id] = true
 				countStrategies(counts, snap.base.rows[pos].kind, snap.base.rows[pos].tags, -1)
 			}

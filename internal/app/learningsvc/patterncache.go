@@ -54,7 +54,7 @@ func (p *cachedProject) rows() []patternRow {
 	rows := make([]patternRow, len(p.base.rows), len(p.base.rows)+len(p.added))
 	copy(rows, p.base.rows)
 	for id, r := range p.overlay {
-		if pos, ok := p.base.index[id]; ok {
+		if pos, ok := p.base.pos(id); ok {
 			rows[pos] = rowOf(r)
 		}
 	}
@@ -130,7 +130,7 @@ func (c *patternCache) advance(ctx context.Context, tx store.Tx, project string,
 	for i := range delta {
 		r := &delta[i]
 		r.Pattern.ExampleTasks = nil // see patternCache
-		_, inBase := cur.base.index[r.Pattern.ID]
+		_, inBase := cur.base.pos(r.Pattern.ID)
 		if _, seen := next.overlay[r.Pattern.ID]; !inBase && !seen {
 			if !grown { // added is shared with cur: copy before the first append
 				next.added = append(make([]string, 0, len(cur.added)+len(delta)), cur.added...)

@@ -120,7 +120,7 @@ func (s *patternSnapshots) restore(ctx context.Context, tx store.Tx, project str
 		}
 		return nil, false
 	}
-	h, rows, err := decodePatternSnapshot(data)
+	h, rows, byID, err := decodePatternSnapshot(data)
 	switch {
 	case err != nil:
 	case h.StoreID != id || h.Locator != s.locator || h.Project != project:
@@ -137,7 +137,7 @@ func (s *patternSnapshots) restore(ctx context.Context, tx store.Tx, project str
 	s.mu.Lock()
 	s.saving[project] = max(s.saving[project], h.Version)
 	s.mu.Unlock()
-	return &cachedProject{version: h.Version, base: newPatternBase(rows)}, true
+	return &cachedProject{version: h.Version, base: newPatternBaseSorted(rows, byID)}, true
 }
 
 // saveLater saves base, the project's patterns at version, in the
@@ -162,7 +162,7 @@ func (s *patternSnapshots) saveLater(ctx context.Context, tx store.Tx, project s
 	go func() {
 		defer s.wg.Done()
 		h := patternSnapHeader{StoreID: id, Locator: s.locator, Project: project, Version: version}
-		if err := s.save(h, base.rows); err != nil {
+		if err := s.save(h, base.rows, base.byID); err != nil {
 			s.logger.Warn("pattern snapshot not saved", "project", project, "err", err)
 		}
 	}()
@@ -177,11 +177,11 @@ func (s *patternSnapshots) wait() {
 
 // save writes a snapshot atomically (a temporary file renamed over the old
 // one).
-func (s *patternSnapshots) save(h patternSnapHeader, rows []patternRow) error {
+func (s *patternSnapshots) save(h patternSnapHeader, rows []patternRow, byID []int32) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return err
 	}
-	data, err := encodePatternSnapshot(h, rows)
+	data, err := encodePatternSnapshot(h, rows, byID)
 	if err != nil {
 		return err
 	}
@@ -202,8 +202,12 @@ func (s *patternSnapshots) save(h patternSnapHeader, rows []patternRow) error {
 
 // encodePatternSnapshot lays out a snapshot: the magic, the header, then
 // the interned strings (kinds, states, tags), the rows' numbers and
-// string references, one blob of every id and content, and a CRC-32.
-func encodePatternSnapshot(h patternSnapHeader, rows []patternRow) ([]byte, error) {
+// string references, one blob of every id and content, the positions in
+// id order, and a CRC-32.
+func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32) ([]byte, error) {
+	if len(byID) != len(rows) {
+		return nil, errors.New("pattern snapshot: id order of another length")
+	}
 	head, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
@@ -264,6 +268,9 @@ func encodePatternSnapshot(h patternSnapHeader, rows []patternRow) ([]byte, erro
 	for i := range rows {
 		b = append(b, rows[i].id...)
 		b = append(b, rows[i].content...)
+	}
+	for _, p := range byID {
+		b = binary.AppendUvarint(b, uint64(p))
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
 }
@@ -341,26 +348,26 @@ func (r *snapReader) float(what string) float64 {
 
 // decodePatternSnapshot parses a snapshot file. Any damage is an error
 // wrapping errBadPatternSnapshot, never a panic.
-func decodePatternSnapshot(data []byte) (patternSnapHeader, []patternRow, error) {
+func decodePatternSnapshot(data []byte) (patternSnapHeader, []patternRow, []int32, error) {
 	var h patternSnapHeader
 	rest, ok := strings.CutPrefix(string(data[:min(len(data), len(patternSnapMagic))]), patternSnapMagic)
 	if !ok || rest != "" {
-		return h, nil, badSnapshot("not a kaizen pattern snapshot")
+		return h, nil, nil, badSnapshot("not a kaizen pattern snapshot")
 	}
 	if len(data) < len(patternSnapMagic)+4 {
-		return h, nil, badSnapshot("truncated")
+		return h, nil, nil, badSnapshot("truncated")
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
-		return h, nil, badSnapshot("checksum mismatch")
+		return h, nil, nil, badSnapshot("checksum mismatch")
 	}
 	r := &snapReader{b: body[len(patternSnapMagic):]}
 	head := r.bytes("header", r.count("header length", 1))
 	if r.err != nil {
-		return h, nil, r.err
+		return h, nil, nil, r.err
 	}
 	if err := json.Unmarshal(head, &h); err != nil {
-		return h, nil, badSnapshot("header: %v", err)
+		return h, nil, nil, badSnapshot("header: %v", err)
 	}
 	nNames := r.count("string table", 1)
 	names := make([]string, nNames)
@@ -398,30 +405,43 @@ func decodePatternSnapshot(data []byte) (patternSnapHeader, []patternRow, error)
 		row.h, row.x = r.float("helpful"), r.float("harmful")
 		row.hRef, row.xRef = r.varint("helpful time"), r.varint("harmful time")
 		if r.err != nil {
-			return h, nil, r.err
+			return h, nil, nil, r.err
 		}
 	}
 	blobLen := r.count("texts", 1)
 	blob := string(r.bytes("texts", blobLen))
+	byID := make([]int32, n)
+	for i := range byID {
+		p := r.uvarint("id order")
+		if r.err == nil && p >= uint64(n) {
+			r.err = badSnapshot("id order names row %d of %d", p, n)
+		}
+		byID[i] = int32(p)
+	}
 	if r.err != nil {
-		return h, nil, r.err
+		return h, nil, nil, r.err
 	}
 	if len(r.b) != 0 {
-		return h, nil, badSnapshot("%d bytes after the texts", len(r.b))
+		return h, nil, nil, badSnapshot("%d bytes after the id order", len(r.b))
 	}
 	at := 0
 	for i := range rows {
 		a, c := lens[2*i], lens[2*i+1]
 		if a < 0 || c < 0 || a > len(blob)-at || c > len(blob)-at-a {
-			return h, nil, badSnapshot("texts of row %d beyond the blob", i)
+			return h, nil, nil, badSnapshot("texts of row %d beyond the blob", i)
 		}
 		rows[i].id, rows[i].content = blob[at:at+a], blob[at+a:at+a+c]
 		at += a + c
 	}
 	if at != len(blob) {
-		return h, nil, badSnapshot("%d bytes of texts unused", len(blob)-at)
+		return h, nil, nil, badSnapshot("%d bytes of texts unused", len(blob)-at)
 	}
-	return h, rows, nil
+	for i := 1; i < len(byID); i++ { // strictly increasing ids: a permutation in id order
+		if rows[byID[i-1]].id >= rows[byID[i]].id {
+			return h, nil, nil, badSnapshot("rows out of id order at %d", i)
+		}
+	}
+	return h, rows, byID, nil
 }
 
 // UsePatternSnapshots makes plan guidance save the patterns it loads in

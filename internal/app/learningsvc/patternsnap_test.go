@@ -172,7 +172,7 @@ func TestPatternSnapshotAfterRestart(t *testing.T) {
 			if err := os.WriteFile(files[0], data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := decodePatternSnapshot(data); !errors.Is(err, errBadPatternSnapshot) {
+			if _, _, _, err := decodePatternSnapshot(data); !errors.Is(err, errBadPatternSnapshot) {
 				t.Fatalf("damaged snapshot: %v, want errBadPatternSnapshot", err)
 			}
 			if err := st.Update(ctx, func(tx store.Tx) error {
@@ -259,26 +259,27 @@ func snapRows(n int) []patternRow {
 func TestPatternSnapshotRoundTrip(t *testing.T) {
 	rows := snapRows(200)
 	h := patternSnapHeader{StoreID: "s", Locator: "sqlite:/x", Project: "p", Version: 42}
-	data, err := encodePatternSnapshot(h, rows)
+	byID := newPatternBase(rows).byID
+	data, err := encodePatternSnapshot(h, rows, byID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh, got, err := decodePatternSnapshot(data)
+	gh, got, gotByID, err := decodePatternSnapshot(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gh != h || !reflect.DeepEqual(got, rows) {
+	if gh != h || !reflect.DeepEqual(got, rows) || !reflect.DeepEqual(gotByID, byID) {
 		t.Fatalf("round trip differs: header %+v", gh)
 	}
 	for cut := 0; cut < len(data); cut += max(1, len(data)/300) {
-		if _, _, err := decodePatternSnapshot(data[:cut]); !errors.Is(err, errBadPatternSnapshot) {
+		if _, _, _, err := decodePatternSnapshot(data[:cut]); !errors.Is(err, errBadPatternSnapshot) {
 			t.Fatalf("truncated at %d: %v", cut, err)
 		}
 	}
 	for i := 0; i < len(data); i += max(1, len(data)/300) {
 		bad := append([]byte(nil), data...)
 		bad[i] ^= 0x41
-		if _, _, err := decodePatternSnapshot(bad); !errors.Is(err, errBadPatternSnapshot) {
+		if _, _, _, err := decodePatternSnapshot(bad); !errors.Is(err, errBadPatternSnapshot) {
 			t.Fatalf("byte %d flipped: %v", i, err)
 		}
 	}
@@ -288,7 +289,8 @@ func TestPatternSnapshotRoundTrip(t *testing.T) {
 // wrapping errBadPatternSnapshot, never a panic; the checksum is
 // recomputed so that the fuzzer reaches the body's parser.
 func FuzzDecodePatternSnapshot(f *testing.F) {
-	data, err := encodePatternSnapshot(patternSnapHeader{Project: "p", Version: 1}, snapRows(5))
+	rows := snapRows(5)
+	data, err := encodePatternSnapshot(patternSnapHeader{Project: "p", Version: 1}, rows, newPatternBase(rows).byID)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -297,13 +299,16 @@ func FuzzDecodePatternSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in := append([]byte(nil), body...)
 		in = binary.LittleEndian.AppendUint32(in, crc32.ChecksumIEEE(in))
-		_, rows, err := decodePatternSnapshot(in)
+		_, rows, byID, err := decodePatternSnapshot(in)
 		if err != nil && !errors.Is(err, errBadPatternSnapshot) {
 			t.Fatalf("untyped error %v", err)
 		}
 		if err == nil {
+			b := newPatternBaseSorted(rows, byID)
 			for _, r := range rows {
-				_ = r.id + r.content
+				if p, ok := b.pos(r.id); !ok || rows[p].id != r.id {
+					t.Fatalf("id %q not found in a decoded base", r.id)
+				}
 			}
 		}
 	})
