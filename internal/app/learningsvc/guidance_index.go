@@ -1,7 +1,6 @@
 package learningsvc
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -52,23 +51,8 @@ type guidanceBase struct {
 	// mention indexes patterns by the hash of each tag and of the
 	// lower-cased content (the strategies a task mentions are found by
 	// either; a hash collision only adds a pattern that guidance then
-	// finds not mentioned), sorted by key then position.
-	mention []mentionEntry
-}
-
-type mentionEntry struct {
-	key uint64
-	pos int32
-}
-
-// mentioned returns the positions of the patterns indexed under key.
-func (g *guidanceBase) mentioned(key uint64) []mentionEntry {
-	i, _ := slices.BinarySearchFunc(g.mention, key, func(e mentionEntry, k uint64) int { return cmp.Compare(e.key, k) })
-	j := i
-	for j < len(g.mention) && g.mention[j].key == key {
-		j++
-	}
-	return g.mention[i:j]
+	// finds not mentioned).
+	mention mentionIndex
 }
 
 type bounded struct {
@@ -115,14 +99,15 @@ func keyHash(s string) uint64 {
 
 func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBase {
 	mc := s.lc.Maturity
-	g := &guidanceBase{at: at, mention: make([]mentionEntry, 0, len(rows))}
+	g := &guidanceBase{at: at}
+	mention := make([]mentionEntry, 0, len(rows))
 	for i := range rows {
 		pos, r := int32(i), &rows[i]
 		for _, t := range r.tags {
-			g.mention = append(g.mention, mentionEntry{keyHash(t), pos})
+			mention = append(mention, mentionEntry{keyHash(t), pos})
 		}
 		if strings.TrimSpace(r.content) != "" {
-			g.mention = append(g.mention, mentionEntry{mentionKey(r.content), pos})
+			mention = append(mention, mentionEntry{mentionKey(r.content), pos})
 		}
 		switch {
 		case r.kind == learning.KindAntiPattern:
@@ -173,7 +158,7 @@ func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBa
 	}
 	slices.SortFunc(g.ranked, byBound)
 	slices.SortFunc(g.excl, byBound)
-	slices.SortFunc(g.mention, func(a, b mentionEntry) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.pos, b.pos)) })
+	g.mention = newMentionIndex(mention)
 	return g
 }
 
@@ -298,10 +283,8 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 				if k == "" {
 					continue
 				}
-				for _, m := range g.mentioned(keyHash(k)) {
-					if err := add(int(m.pos)); err != nil {
-						return patternSet{}, false, err
-					}
+				if err := g.mention.each(keyHash(k), func(pos int32) error { return add(int(pos)) }); err != nil {
+					return patternSet{}, false, err
 				}
 			}
 		}
