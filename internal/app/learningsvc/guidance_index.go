@@ -42,8 +42,8 @@ import (
 // the output over every pattern.
 type guidanceBase struct {
 	at     time.Time
-	ranked []bounded // non-anti, non-inverted patterns, by score bound
-	excl   []bounded // patterns that may be deprecated, by evidence bound
+	ranked *boundOrder // non-anti, non-inverted patterns, by score bound
+	excl   *boundOrder // patterns that may be deprecated, by evidence bound
 	// always are evaluated on every request: records with events after at.
 	always   []int32
 	inverted []int32
@@ -101,6 +101,7 @@ func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBa
 	mc := s.lc.Maturity
 	g := &guidanceBase{at: at}
 	mention := make([]mentionEntry, 0, len(rows))
+	var ranked, excl []bounded
 	for i := range rows {
 		pos, r := int32(i), &rows[i]
 		for _, t := range r.tags {
@@ -133,7 +134,7 @@ func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBa
 			mult = 0.5
 		}
 		if mult > 0 {
-			g.ranked = append(g.ranked, bounded{pos, mult * max(learning.BaseScore(h, x), 0.5) * boundSlack})
+			ranked = append(ranked, bounded{pos, mult * max(learning.BaseScore(h, x), 0.5) * boundSlack})
 		}
 		total := h + x
 		maybeDeprecated := r.manual == learning.Deprecated
@@ -141,23 +142,13 @@ func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBa
 			x/total*boundSlack > mc.DeprecationThreshold {
 			maybeDeprecated = true
 			// a computed deprecation may lift back to candidate later
-			g.ranked = append(g.ranked, bounded{pos, 0.5 * max(learning.BaseScore(h, x), 0.5) * boundSlack})
+			ranked = append(ranked, bounded{pos, 0.5 * max(learning.BaseScore(h, x), 0.5) * boundSlack})
 		}
 		if maybeDeprecated {
-			g.excl = append(g.excl, bounded{pos, total * boundSlack})
+			excl = append(excl, bounded{pos, total * boundSlack})
 		}
 	}
-	byBound := func(a, b bounded) int {
-		if a.bound != b.bound {
-			if a.bound > b.bound {
-				return -1
-			}
-			return 1
-		}
-		return int(a.pos - b.pos)
-	}
-	slices.SortFunc(g.ranked, byBound)
-	slices.SortFunc(g.excl, byBound)
+	g.ranked, g.excl = newBoundOrder(ranked), newBoundOrder(excl)
 	g.mention = newMentionIndex(mention)
 	return g
 }
@@ -331,10 +322,11 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 		}
 	}
 	for _, walk := range []struct {
-		order []bounded
+		order *boundOrder
 		top   *kthBest
 	}{{g.ranked, ranked}, {g.excl, excluded}} {
-		for _, b := range walk.order {
+		for i := range walk.order.len() {
+			b := walk.order.at(i)
 			if walk.top.prunes(b.bound) {
 				break
 			}
