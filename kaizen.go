@@ -153,9 +153,10 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return st, nil
 }
 
-// Close stops the background experience worker, if it runs, and waits
-// for it (an extraction in flight is cancelled), saves the vector index
-// snapshots, then closes the store if the engine opened it.
+// Close waits for the pattern snapshots being saved, stops the background
+// experience worker, if it runs, and waits for it (an extraction in flight
+// is cancelled), saves the vector index snapshots, then closes the store if
+// the engine opened it.
 func (e *Engine) Close() error {
 	if e.learning != nil {
 		e.learning.Close() // the pattern snapshots being saved
