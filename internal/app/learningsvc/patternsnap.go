@@ -241,28 +241,32 @@ func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32)
 	}
 	b = binary.AppendUvarint(b, uint64(len(rows)))
 	blob := 0
+	le := binary.LittleEndian
 	for i := range rows {
 		r := &rows[i]
-		b = binary.AppendUvarint(b, uint64(len(r.id)))
-		b = binary.AppendUvarint(b, uint64(len(r.content)))
 		blob += len(r.id) + len(r.content)
-		b = binary.AppendUvarint(b, table[string(r.kind)])
-		b = binary.AppendUvarint(b, table[string(r.manual)])
+		if uint64(len(r.id)) > math.MaxUint32 || uint64(len(r.content)) > math.MaxUint32 || blob > math.MaxUint32 {
+			return nil, errors.New("pattern snapshot: texts beyond 4 GiB")
+		}
 		var flags byte
 		if r.inverted {
 			flags = 1
 		}
+		b = le.AppendUint32(b, uint32(len(r.id)))
+		b = le.AppendUint32(b, uint32(len(r.content)))
+		b = le.AppendUint32(b, uint32(table[string(r.kind)]))
+		b = le.AppendUint32(b, uint32(table[string(r.manual)]))
 		b = append(b, flags)
-		b = binary.AppendUvarint(b, uint64(len(r.tags)))
+		b = le.AppendUint32(b, uint32(len(r.tags)))
+		b = le.AppendUint64(b, uint64(r.succ))
+		b = le.AppendUint64(b, uint64(r.fail))
+		b = le.AppendUint64(b, math.Float64bits(r.h))
+		b = le.AppendUint64(b, math.Float64bits(r.x))
+		b = le.AppendUint64(b, uint64(r.hRef))
+		b = le.AppendUint64(b, uint64(r.xRef))
 		for _, t := range r.tags {
-			b = binary.AppendUvarint(b, table[t])
+			b = le.AppendUint32(b, uint32(table[t]))
 		}
-		b = binary.AppendVarint(b, r.succ)
-		b = binary.AppendVarint(b, r.fail)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.h))
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.x))
-		b = binary.AppendVarint(b, r.hRef)
-		b = binary.AppendVarint(b, r.xRef)
 	}
 	b = binary.AppendUvarint(b, uint64(blob))
 	for i := range rows {
@@ -270,10 +274,15 @@ func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32)
 		b = append(b, rows[i].content...)
 	}
 	for _, p := range byID {
-		b = binary.AppendUvarint(b, uint64(p))
+		b = le.AppendUint32(b, uint32(p))
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
 }
+
+// rowFixed is the size of a row's fixed part in a snapshot: the lengths
+// of its id and content, its kind and state (string table indexes), its
+// flags, its number of tags, its counts, sums and times.
+const rowFixed = 4 + 4 + 4 + 4 + 1 + 4 + 6*8
 
 // errBadPatternSnapshot is wrapped by every decoding error of a snapshot
 // file (a damaged or foreign file: the cache then loads from the store).
@@ -294,19 +303,6 @@ func (r *snapReader) uvarint(what string) uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = badSnapshot("truncated %s", what)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *snapReader) varint(what string) int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
 	if n <= 0 {
 		r.err = badSnapshot("truncated %s", what)
 		return 0
@@ -338,14 +334,6 @@ func (r *snapReader) bytes(what string, n int) []byte {
 	return out
 }
 
-func (r *snapReader) float(what string) float64 {
-	b := r.bytes(what, 8)
-	if b == nil {
-		return 0
-	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(b))
-}
-
 // decodePatternSnapshot parses a snapshot file. Any damage is an error
 // wrapping errBadPatternSnapshot, never a panic.
 func decodePatternSnapshot(data []byte) (patternSnapHeader, []patternRow, []int32, error) {
@@ -374,50 +362,71 @@ func decodePatternSnapshot(data []byte) (patternSnapHeader, []patternRow, []int3
 	for i := range names {
 		names[i] = string(r.bytes("string", r.count("string length", 1)))
 	}
-	name := func(what string) string {
-		i := r.uvarint(what)
-		if r.err == nil && i >= uint64(len(names)) {
-			r.err = badSnapshot("%s %d not in the string table", what, i)
-		}
-		if r.err != nil {
-			return ""
-		}
-		return names[i]
+	n := r.count("rows", rowFixed)
+	if r.err != nil {
+		return h, nil, nil, r.err
 	}
-	n := r.count("rows", 22) // the least a row takes
 	rows := make([]patternRow, n)
-	lens := make([]int, 2*n)
-	for i := range rows {
-		row := &rows[i]
-		lens[2*i], lens[2*i+1] = int(r.uvarint("id length")), int(r.uvarint("content length"))
-		row.kind = learning.PatternKind(name("kind"))
-		row.manual = learning.MaturityState(name("state"))
-		if f := r.bytes("flags", 1); f != nil {
-			row.inverted = f[0]&1 != 0
+	lens := make([]uint32, 2*n)
+	le := binary.LittleEndian
+	name := func(i uint32) (string, bool) { // an index into the string table
+		if int64(i) >= int64(len(names)) {
+			return "", false
 		}
-		if nt := r.count("tags", 1); nt > 0 {
+		return names[i], true
+	}
+	b := r.b
+	for i := range rows {
+		if len(b) < rowFixed {
+			return h, nil, nil, badSnapshot("truncated row %d", i)
+		}
+		row := &rows[i]
+		lens[2*i], lens[2*i+1] = le.Uint32(b), le.Uint32(b[4:])
+		kind, ok1 := name(le.Uint32(b[8:]))
+		manual, ok2 := name(le.Uint32(b[12:]))
+		if !ok1 || !ok2 {
+			return h, nil, nil, badSnapshot("row %d names a string not in the table", i)
+		}
+		row.kind, row.manual = learning.PatternKind(kind), learning.MaturityState(manual)
+		row.inverted = b[16]&1 != 0
+		nt := le.Uint32(b[17:])
+		row.succ, row.fail = int64(le.Uint64(b[21:])), int64(le.Uint64(b[29:]))
+		row.h, row.x = math.Float64frombits(le.Uint64(b[37:])), math.Float64frombits(le.Uint64(b[45:]))
+		row.hRef, row.xRef = int64(le.Uint64(b[53:])), int64(le.Uint64(b[61:]))
+		b = b[rowFixed:]
+		if uint64(nt) > uint64(len(b)/4) {
+			return h, nil, nil, badSnapshot("tags of row %d beyond the file", i)
+		}
+		if nt > 0 {
 			row.tags = make([]string, nt)
 			for k := range row.tags {
-				row.tags[k] = name("tag")
+				t, ok := name(le.Uint32(b[4*k:]))
+				if !ok {
+					return h, nil, nil, badSnapshot("row %d names a tag not in the table", i)
+				}
+				row.tags[k] = t
 			}
-		}
-		row.succ, row.fail = r.varint("successes"), r.varint("failures")
-		row.h, row.x = r.float("helpful"), r.float("harmful")
-		row.hRef, row.xRef = r.varint("helpful time"), r.varint("harmful time")
-		if r.err != nil {
-			return h, nil, nil, r.err
+			b = b[4*nt:]
 		}
 	}
+	r.b = b
 	blobLen := r.count("texts", 1)
 	blob := string(r.bytes("texts", blobLen))
+	if r.err == nil && len(r.b) != 4*n {
+		r.err = badSnapshot("id order of %d bytes for %d rows", len(r.b), n)
+	}
 	byID := make([]int32, n)
 	for i := range byID {
-		p := r.uvarint("id order")
-		if r.err == nil && p >= uint64(n) {
+		if r.err != nil {
+			break
+		}
+		p := le.Uint32(r.b[4*i:])
+		if p >= uint32(n) {
 			r.err = badSnapshot("id order names row %d of %d", p, n)
 		}
 		byID[i] = int32(p)
 	}
+	r.b = nil
 	if r.err != nil {
 		return h, nil, nil, r.err
 	}
@@ -426,8 +435,8 @@ func decodePatternSnapshot(data []byte) (patternSnapHeader, []patternRow, []int3
 	}
 	at := 0
 	for i := range rows {
-		a, c := lens[2*i], lens[2*i+1]
-		if a < 0 || c < 0 || a > len(blob)-at || c > len(blob)-at-a {
+		a, c := int(lens[2*i]), int(lens[2*i+1])
+		if a > len(blob)-at || c > len(blob)-at-a {
 			return h, nil, nil, badSnapshot("texts of row %d beyond the blob", i)
 		}
 		rows[i].id, rows[i].content = blob[at:at+a], blob[at+a:at+a+c]
