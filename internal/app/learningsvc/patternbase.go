@@ -282,16 +282,21 @@ func loadRows(ctx context.Context, tx store.Tx, project string) ([]patternRow, e
 	return rows, nil
 }
 
-// prepareChoices starts building the thompson choice set of a new base
-// while the request builds the guidance index and reads the outcome
-// history (the first request on a base needs all three).
-func (s *Service) prepareChoices(snap *cachedProject) {
-	if s.lc.Ranking == learning.RankingSeed || !snap.base.cmu.TryLock() {
-		return
+// prepareBase starts building the guidance index and the thompson choice
+// set of a new base in the background, so that the request reads the
+// outcome history meanwhile (the first request on a base needs all three).
+func (s *Service) prepareBase(snap *cachedProject, now time.Time) {
+	b := snap.base
+	if b.gmu.TryLock() {
+		if b.g == nil {
+			go b.guidance(s, now)
+		}
+		b.gmu.Unlock()
 	}
-	built := snap.base.cs != nil
-	snap.base.cmu.Unlock()
-	if !built {
-		go snap.base.choices(s)
+	if s.lc.Ranking != learning.RankingSeed && b.cmu.TryLock() {
+		if b.cs == nil {
+			go b.choices(s)
+		}
+		b.cmu.Unlock()
 	}
 }

@@ -97,7 +97,15 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 		if err != nil {
 			return err
 		}
-		s.prepareChoices(snap)
+		// A new base's guidance index and choice set are built in the
+		// background while the outcome history is read.
+		s.prepareBase(snap, now)
+		var idx *learning.ContextIndex
+		if s.lc.Ranking != learning.RankingSeed {
+			if idx, err = s.contexts.index(ctx, tx, project); err != nil {
+				return err
+			}
+		}
 		pv, ok, err := s.guidanceViews(ctx, tx, snap, in, now, (*buf)[:0])
 		if err != nil {
 			return err
@@ -130,10 +138,6 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 		if s.lc.Ranking == learning.RankingSeed {
 			g.Recommendation = learning.SeedRecommendation(g)
 		} else {
-			idx, err := s.contexts.index(ctx, tx, project)
-			if err != nil {
-				return err
-			}
 			g.Contextualize(s.recommend(snap, in, idx, now))
 		}
 		*buf = views
