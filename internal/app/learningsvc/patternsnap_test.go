@@ -313,3 +313,58 @@ func FuzzDecodePatternSnapshot(f *testing.F) {
 		}
 	})
 }
+
+// TestWarmGuidance: warming prepares the project with patterns (its
+// cache from the snapshot file, its guidance index, choice set and context
+// index) and skips a project without any; guidance afterwards is the
+// guidance of a service that was not warmed.
+func TestWarmGuidance(t *testing.T) {
+	st, db := openStore(t, "sqlite")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0.Add(2 * time.Hour)
+	snapWorld(t, st, 300, t0)
+	ctx := context.Background()
+	if err := st.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.InsertError(ctx, learning.ErrorEntry{ID: "e-1", Project: "other", TaskID: "t", Type: learning.ErrorType("build"),
+			Message: "x", Timestamp: t0})
+		if err != nil {
+			return err
+		}
+		_, err = tx.InsertOutcome(ctx, learning.Outcome{ID: "o-1", Project: "x", TaskID: "t-1", Task: "split by feature",
+			Success: true, Timestamp: t0, RecordedAt: t0, Patterns: []string{"p-00001"}, Tags: []string{}, Criteria: []string{},
+			FilesTouched: []string{}, Score: learning.Score{Raw: 1, Type: learning.Helpful}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	guidanceJSON(t, st, db, home, now, learning.RankingThompson) // saves the snapshot
+	s := New(app.NewEnv(st, func() time.Time { return now }, nil, "x"), learning.DefaultConfig(), Hooks{})
+	s.UsePatternSnapshots(home, db, false, nil)
+	n, err := s.WarmGuidance(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("WarmGuidance: %d projects, %v; want 1", n, err)
+	}
+	p := s.cache.projects["x"]
+	if p == nil || p.base.g == nil || p.base.cs == nil || s.contexts.projects["x"] == nil {
+		t.Fatalf("project x not prepared: %+v", p)
+	}
+	if _, ok := s.cache.projects["other"]; ok {
+		t.Fatal("a project without patterns was loaded")
+	}
+	g, err := s.PlanGuidance(ctx, PlanInput{Project: "x", Task: "split by feature and see", Limit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(g)
+	cold := New(app.NewEnv(st, func() time.Time { return now }, nil, "x"), learning.DefaultConfig(), Hooks{})
+	w, err := cold.PlanGuidance(ctx, PlanInput{Project: "x", Task: "split by feature and see", Limit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(w)
+	if string(got) != string(want) {
+		t.Fatalf("guidance after warming differs:\nwarm %s\ncold %s", got, want)
+	}
+	s.Close()
+}
