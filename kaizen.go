@@ -101,6 +101,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		},
 		OutcomeRecorded: func(string, string) { runner.Wake() },
 	})
+	e.learning.UsePatternSnapshots(cfg.Home, cfg.DB, cfg.Store != nil, env.Logger)
 	e.explore = exploresvc.New(env)
 	e.team = teamsvc.New(env)
 	e.team.Wake = runner.Wake
@@ -152,10 +153,14 @@ func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	return st, nil
 }
 
-// Close stops the background experience worker, if it runs, and waits
-// for it (an extraction in flight is cancelled), saves the vector index
-// snapshots, then closes the store if the engine opened it.
+// Close waits for the pattern snapshots being saved, stops the background
+// experience worker, if it runs, and waits for it (an extraction in flight
+// is cancelled), saves the vector index snapshots, then closes the store if
+// the engine opened it.
 func (e *Engine) Close() error {
+	if e.learning != nil {
+		e.learning.Close() // the pattern snapshots being saved
+	}
 	if e.experience != nil {
 		e.experience.Close()
 	}

@@ -183,6 +183,16 @@ experience.auto_extract = false to turn this off (docs/experience.md).`,
 				st := e.VectorIndexStats()
 				logger.Info("vector indexes ready", "indexes", n, "from_snapshots", st.Restores, "loaded", st.Loads,
 					"took", time.Since(t0).Round(time.Millisecond))
+				// Then plan guidance's pattern caches (from their snapshots
+				// too), so that no first guidance request loads one.
+				t0 = time.Now()
+				if n, err = e.WarmGuidance(warmCtx); err != nil {
+					if warmCtx.Err() == nil {
+						logger.Warn("guidance not warmed", "err", err)
+					}
+					return
+				}
+				logger.Info("guidance ready", "projects", n, "took", time.Since(t0).Round(time.Millisecond))
 			}()
 			err = srv.Serve(ctx, ln)
 			stopWarm()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
@@ -34,7 +35,7 @@ func newContextCache(history int) *contextCache {
 	return &contextCache{projects: map[string]*cachedContext{}, history: max(history, 1)}
 }
 
-func contextEvent(o learning.Outcome) learning.ContextEvent {
+func contextEvent(o store.OutcomeContext) learning.ContextEvent {
 	return learning.ContextEvent{OutcomeID: o.ID, TaskID: o.TaskID, Task: o.Task, Tags: slices.Clone(o.Tags),
 		Patterns: slices.Clone(o.Patterns), Success: o.Success, At: o.Timestamp}
 }
@@ -54,7 +55,7 @@ func (c *contextCache) index(ctx context.Context, tx store.Tx, project string) (
 	case cur != nil && cur.newest.ID == newest[0].ID:
 		return cur.index, nil
 	case cur != nil && !newest[0].RecordedAt.Before(cur.newest.RecordedAt):
-		since, err := tx.ListOutcomes(ctx, project, store.OutcomeFilter{Since: cur.newest.RecordedAt, Limit: c.history})
+		since, err := outcomeContexts(ctx, tx, project, cur.newest.RecordedAt, c.history)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +76,7 @@ func (c *contextCache) index(ctx context.Context, tx store.Tx, project string) (
 	}
 	// First use, or the newest outcome is older than the cached one (a
 	// deletion): load the newest history outcomes.
-	outs, err := tx.ListOutcomes(ctx, project, store.OutcomeFilter{Limit: c.history})
+	outs, err := outcomeContexts(ctx, tx, project, time.Time{}, c.history)
 	if err != nil {
 		return nil, err
 	}
@@ -112,4 +113,23 @@ func (c *contextCache) forget(project string) {
 	c.mu.Lock()
 	delete(c.projects, project)
 	c.mu.Unlock()
+}
+
+// outcomeContexts lists the contexts of the project's newest outcomes
+// (recorded at or after since when it is not zero, at most limit), newest
+// first: through store.OutcomeContextReader when the store has it.
+func outcomeContexts(ctx context.Context, tx store.Tx, project string, since time.Time, limit int) ([]store.OutcomeContext, error) {
+	if r, ok := tx.(store.OutcomeContextReader); ok {
+		return r.OutcomeContexts(ctx, project, since, limit)
+	}
+	outs, err := tx.ListOutcomes(ctx, project, store.OutcomeFilter{Since: since, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]store.OutcomeContext, len(outs))
+	for i, o := range outs {
+		cs[i] = store.OutcomeContext{ID: o.ID, TaskID: o.TaskID, Task: o.Task, Tags: o.Tags, Patterns: o.Patterns,
+			Success: o.Success, Timestamp: o.Timestamp, RecordedAt: o.RecordedAt}
+	}
+	return cs, nil
 }

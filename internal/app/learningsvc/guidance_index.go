@@ -2,10 +2,10 @@ package learningsvc
 
 import (
 	"context"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kaizenhq/kaizen/learning"
@@ -42,8 +42,8 @@ import (
 // the output over every pattern.
 type guidanceBase struct {
 	at     time.Time
-	ranked []bounded // non-anti, non-inverted patterns, by score bound
-	excl   []bounded // patterns that may be deprecated, by evidence bound
+	ranked *boundOrder // non-anti, non-inverted patterns, by score bound
+	excl   *boundOrder // patterns that may be deprecated, by evidence bound
 	// always are evaluated on every request: records with events after at.
 	always   []int32
 	inverted []int32
@@ -52,7 +52,7 @@ type guidanceBase struct {
 	// lower-cased content (the strategies a task mentions are found by
 	// either; a hash collision only adds a pattern that guidance then
 	// finds not mentioned).
-	mention map[uint64][]int32
+	mention mentionIndex
 }
 
 type bounded struct {
@@ -65,44 +65,67 @@ type bounded struct {
 const boundSlack = 1 + 1e-9
 
 func mentionKey(content string) uint64 {
-	return keyHash(strings.ToLower(strings.TrimRight(strings.TrimSpace(content), ".。")))
+	k := strings.TrimRight(strings.TrimSpace(content), ".。")
+	for i := 0; i < len(k); i++ {
+		if k[i] >= 0x80 {
+			return keyHash(strings.ToLower(k))
+		}
+	}
+	// ASCII: lower-cased while hashing, as keyHash(strings.ToLower(k))
+	h := uint64(fnvOffset)
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
 }
+
+// FNV-1a, 64 bits (hash/fnv's New64a without its allocation).
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 func keyHash(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+	h := uint64(fnvOffset)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
 }
 
-func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *guidanceBase {
+func (s *Service) buildGuidanceBase(rows []patternRow, at time.Time) *guidanceBase {
 	mc := s.lc.Maturity
-	g := &guidanceBase{at: at, mention: map[uint64][]int32{}}
-	for i, r := range recs {
-		pos := int32(i)
-		p, m := &r.Pattern, &r.Maturity
-		for _, t := range p.Tags {
-			g.mention[keyHash(t)] = append(g.mention[keyHash(t)], pos)
+	g := &guidanceBase{at: at}
+	mention := make([]mentionEntry, 0, len(rows))
+	var ranked, excl []bounded
+	for i := range rows {
+		pos, r := int32(i), &rows[i]
+		for _, t := range r.tags {
+			mention = append(mention, mentionEntry{keyHash(t), pos})
 		}
-		if strings.TrimSpace(p.Content) != "" {
-			k := mentionKey(p.Content)
-			g.mention[k] = append(g.mention[k], pos)
+		if strings.TrimSpace(r.content) != "" {
+			mention = append(mention, mentionEntry{mentionKey(r.content), pos})
 		}
 		switch {
-		case p.Kind == learning.KindAntiPattern:
+		case r.kind == learning.KindAntiPattern:
 			g.antis = append(g.antis, pos)
 			continue
-		case p.AntiPatternID != "":
+		case r.inverted:
 			g.inverted = append(g.inverted, pos)
 			continue
-		case m.Helpful.Ref.After(at) || m.Harmful.Ref.After(at):
+		case refTime(r.hRef).After(at) || refTime(r.xRef).After(at):
 			g.always = append(g.always, pos)
 			continue
 		}
-		h, x := m.Helpful.At(at, mc.HalfLifeDays), m.Harmful.At(at, mc.HalfLifeDays)
+		h, x := r.helpful().At(at, mc.HalfLifeDays), r.harmful().At(at, mc.HalfLifeDays)
 		var mult float64
 		switch {
-		case m.Manual != "":
-			mult = m.Manual.Multiplier()
+		case r.manual != "":
+			mult = r.manual.Multiplier()
 		case h*boundSlack >= mc.MinHelpful-mc.Epsilon:
 			mult = 1.5
 		case (h+x)*boundSlack >= mc.MinFeedback-mc.Epsilon:
@@ -111,31 +134,22 @@ func (s *Service) buildGuidanceBase(recs []*store.PatternRecord, at time.Time) *
 			mult = 0.5
 		}
 		if mult > 0 {
-			g.ranked = append(g.ranked, bounded{pos, mult * max(learning.BaseScore(h, x), 0.5) * boundSlack})
+			ranked = append(ranked, bounded{pos, mult * max(learning.BaseScore(h, x), 0.5) * boundSlack})
 		}
 		total := h + x
-		maybeDeprecated := m.Manual == learning.Deprecated
-		if m.Manual == "" && total > 0 && total*boundSlack >= mc.MinFeedback-mc.Epsilon &&
+		maybeDeprecated := r.manual == learning.Deprecated
+		if r.manual == "" && total > 0 && total*boundSlack >= mc.MinFeedback-mc.Epsilon &&
 			x/total*boundSlack > mc.DeprecationThreshold {
 			maybeDeprecated = true
 			// a computed deprecation may lift back to candidate later
-			g.ranked = append(g.ranked, bounded{pos, 0.5 * max(learning.BaseScore(h, x), 0.5) * boundSlack})
+			ranked = append(ranked, bounded{pos, 0.5 * max(learning.BaseScore(h, x), 0.5) * boundSlack})
 		}
 		if maybeDeprecated {
-			g.excl = append(g.excl, bounded{pos, total * boundSlack})
+			excl = append(excl, bounded{pos, total * boundSlack})
 		}
 	}
-	byBound := func(a, b bounded) int {
-		if a.bound != b.bound {
-			if a.bound > b.bound {
-				return -1
-			}
-			return 1
-		}
-		return int(a.pos - b.pos)
-	}
-	slices.SortFunc(g.ranked, byBound)
-	slices.SortFunc(g.excl, byBound)
+	g.ranked, g.excl = newBoundOrder(ranked), newBoundOrder(excl)
+	g.mention = newMentionIndex(mention)
 	return g
 }
 
@@ -149,7 +163,7 @@ func (b *patternBase) guidance(s *Service, now time.Time) *guidanceBase {
 	if b.g == nil || now.Sub(b.g.at).Hours()/24 > s.lc.Maturity.HalfLifeDays/16 {
 		// a minute early, so that a request whose clock reads slightly
 		// earlier than the one that built it is still answered
-		b.g = s.buildGuidanceBase(b.records, now.Add(-indexLead))
+		b.g = s.buildGuidanceBase(b.rows, now.Add(-indexLead))
 	}
 	return b.g
 }
@@ -204,28 +218,35 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 	if limit <= 0 {
 		limit = 10
 	}
-	recs := snap.base.records
+	base := snap.base
+	rows := base.rows
 	type pick struct {
 		order int // base position, or len(base)+i for the i-th added pattern
 		rec   *store.PatternRecord
 	}
 	picked := map[int]bool{}
 	var picks []pick
-	stale := func(pos int) bool { _, ok := snap.overlay[recs[pos].Pattern.ID]; return ok }
-	add := func(pos int) {
+	stale := func(pos int) bool { _, ok := snap.overlay[rows[pos].id]; return ok }
+	record := func(pos int) (*store.PatternRecord, error) { return base.record(ctx, tx, in.Project, int32(pos)) }
+	add := func(pos int) error {
 		if !picked[pos] && !stale(pos) {
+			r, err := record(pos)
+			if err != nil {
+				return err
+			}
 			picked[pos] = true
-			picks = append(picks, pick{pos, recs[pos]})
+			picks = append(picks, pick{pos, r})
 		}
+		return nil
 	}
 	var antis []pick // in the store's order, as BuildGuidance reports them
 	for i, id := range snap.added {
-		picks = append(picks, pick{len(recs) + i, snap.overlay[id]})
+		picks = append(picks, pick{len(rows) + i, snap.overlay[id]})
 	}
 	for id, r := range snap.overlay {
-		if pos, ok := snap.base.index[id]; ok {
-			picked[pos] = true
-			picks = append(picks, pick{pos, r})
+		if pos, ok := base.pos(id); ok {
+			picked[int(pos)] = true
+			picks = append(picks, pick{int(pos), r})
 		}
 	}
 	for _, p := range picks {
@@ -235,11 +256,17 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 	}
 	for _, pos := range g.antis {
 		if !stale(int(pos)) {
-			antis = append(antis, pick{int(pos), recs[pos]})
+			r, err := record(int(pos))
+			if err != nil {
+				return patternSet{}, false, err
+			}
+			antis = append(antis, pick{int(pos), r})
 		}
 	}
 	for _, pos := range g.always {
-		add(int(pos))
+		if err := add(int(pos)); err != nil {
+			return patternSet{}, false, err
+		}
 	}
 	if mentioned := learning.ExtractPatterns(in.Task); len(mentioned) > 0 {
 		for _, e := range mentioned {
@@ -247,14 +274,16 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 				if k == "" {
 					continue
 				}
-				for _, pos := range g.mention[keyHash(k)] {
-					add(int(pos))
+				if err := g.mention.each(keyHash(k), func(pos int32) error { return add(int(pos)) }); err != nil {
+					return patternSet{}, false, err
 				}
 			}
 		}
 		if len(antis) > 0 { // anti-patterns are matched by their source too
 			for _, pos := range g.inverted {
-				add(int(pos))
+				if err := add(int(pos)); err != nil {
+					return patternSet{}, false, err
+				}
 			}
 		}
 	}
@@ -293,10 +322,11 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 		}
 	}
 	for _, walk := range []struct {
-		order []bounded
+		order *boundOrder
 		top   *kthBest
 	}{{g.ranked, ranked}, {g.excl, excluded}} {
-		for _, b := range walk.order {
+		for i := range walk.order.len() {
+			b := walk.order.at(i)
 			if walk.top.prunes(b.bound) {
 				break
 			}
@@ -307,9 +337,13 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 			if picked[pos] {
 				continue // already counted
 			}
+			r, err := record(pos)
+			if err != nil {
+				return patternSet{}, false, err
+			}
 			picked[pos] = true
-			picks = append(picks, pick{pos, recs[pos]})
-			if err := consider(pos, recs[pos]); err != nil {
+			picks = append(picks, pick{pos, r})
+			if err := consider(pos, r); err != nil {
 				return patternSet{}, false, err
 			}
 		}
@@ -346,32 +380,61 @@ type choiceSet struct {
 
 // choices returns the base's choice set, built on first use.
 func (b *patternBase) choices(s *Service) *choiceSet {
-	b.gmu.Lock()
-	defer b.gmu.Unlock()
+	b.cmu.Lock()
+	defer b.cmu.Unlock()
 	if b.cs == nil {
-		views := make([]learning.PatternView, len(b.records))
-		for i, r := range b.records {
-			views[i] = learning.PatternView{Pattern: &r.Pattern}
-		}
-		cs := &choiceSet{set: learning.NewChoiceSet(s.lc.ChoicesOf(views)), strategies: map[string]int{}}
-		for _, r := range b.records {
-			countStrategies(cs.strategies, r, 1)
+		cs := &choiceSet{set: learning.NewChoiceSet(s.choicesOfRows(b.rows)), strategies: map[string]int{}}
+		for i := range b.rows {
+			countStrategies(cs.strategies, b.rows[i].kind, b.rows[i].tags, 1)
 		}
 		b.cs = cs
 	}
 	return b.cs
 }
 
-func countStrategies(counts map[string]int, r *store.PatternRecord, delta int) {
-	if r.Pattern.Kind == learning.KindAntiPattern {
-		return
+// choicesOfRows is learning.Config.ChoicesOf over rows (the views of a
+// base's patterns carry no maturity, so no choice is marked deprecated).
+func (s *Service) choicesOfRows(rows []patternRow) []learning.Choice {
+	out := make([]learning.Choice, 0, len(rows)+len(learning.Strategies))
+	known := map[string]bool{}
+	for i := range rows {
+		r := &rows[i]
+		if r.kind == learning.KindAntiPattern {
+			continue
+		}
+		out = append(out, learning.Choice{ID: r.id, Content: r.content, Tags: r.tags[:len(r.tags):len(r.tags)],
+			Inverted: r.inverted, Successes: r.succ, Failures: r.fail})
+		for _, tag := range r.tags {
+			known[tag] = true
+		}
 	}
 	for _, st := range learning.Strategies {
-		if slices.Contains(r.Pattern.Tags, st.Tag()) {
-			counts[st.Tag()] += delta
+		if !known[st.Tag()] {
+			out = append(out, learning.Choice{ID: st.Tag(), Content: st.LabelFor(s.lc.Locale), Tags: []string{st.Tag()}})
+		}
+	}
+	return out
+}
+
+func countStrategies(counts map[string]int, kind learning.PatternKind, tags []string, delta int) {
+	if kind == learning.KindAntiPattern || len(tags) == 0 {
+		return
+	}
+	for _, tag := range strategyTags() {
+		if slices.Contains(tags, tag) {
+			counts[tag] += delta
 		}
 	}
 }
+
+// strategyTags are the tags of learning.Strategies.
+var strategyTags = sync.OnceValue(func() []string {
+	tags := make([]string, len(learning.Strategies))
+	for i, st := range learning.Strategies {
+		tags[i] = st.Tag()
+	}
+	return tags
+})
 
 // recommend is the task-conditioned recommendation over the snapshot's
 // patterns: the base's choice set, with the patterns changed since
@@ -385,11 +448,11 @@ func (s *Service) recommend(snap *cachedProject, in PlanInput, idx *learning.Con
 		counts := maps.Clone(cs.strategies)
 		var views []learning.PatternView
 		for id, r := range snap.overlay {
-			if pos, ok := snap.base.index[id]; ok {
+			if pos, ok := snap.base.pos(id); ok {
 				dropped[id] = true
-				countStrategies(counts, snap.base.records[pos], -1)
+				countStrategies(counts, snap.base.rows[pos].kind, snap.base.rows[pos].tags, -1)
 			}
-			countStrategies(counts, r, 1)
+			countStrategies(counts, r.Pattern.Kind, r.Pattern.Tags, 1)
 			views = append(views, learning.PatternView{Pattern: &r.Pattern})
 		}
 		for _, c := range s.lc.ChoicesOf(views) {

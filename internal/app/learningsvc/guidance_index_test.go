@@ -107,7 +107,7 @@ func testGuidanceIndex(t *testing.T, future bool) {
 	r := rand.New(rand.NewPCG(1, 2))
 	s := &Service{lc: learning.DefaultConfig()}
 	recs := indexWorld(n, t0, future, r)
-	snap := &cachedProject{version: 1, base: newPatternBase(recs)}
+	snap := &cachedProject{version: 1, base: newPatternBaseOf(recs)}
 	snap.base.guidance(s, t0.Add(indexLead)) // the index time: t0
 	// A later snapshot on the same base: some patterns changed (evidence,
 	// state, tags, kind), some added.
@@ -141,7 +141,7 @@ func testGuidanceIndex(t *testing.T, future bool) {
 				continue // the changes are dated after t0+3d, the future events up to t0+5d
 			}
 			for _, in := range reqs {
-				want := fullGuidance(s, sn.records(), in, now)
+				want := fullGuidance(s, allRecords(sn, recs), in, now)
 				ps, ok, err := s.guidanceViews(context.Background(), nil, sn, in, now, nil)
 				if err != nil || !ok {
 					t.Fatalf("guidanceViews at +%v: ok %v, %v", at, ok, err)
@@ -160,4 +160,20 @@ func testGuidanceIndex(t *testing.T, future bool) {
 	if _, ok, _ := s.guidanceViews(context.Background(), nil, snap, reqs[0], snap.base.g.at.Add(-time.Second), nil); ok {
 		t.Fatal("guidanceViews answered before the index time")
 	}
+}
+
+// allRecords is every record of a snapshot on a base of recs, in the
+// store's order (base order, changed records in place, added ones last).
+func allRecords(sn *cachedProject, recs []*store.PatternRecord) []*store.PatternRecord {
+	all := make([]*store.PatternRecord, len(recs), len(recs)+len(sn.added))
+	for i, r := range recs {
+		if o, ok := sn.overlay[r.Pattern.ID]; ok {
+			r = o
+		}
+		all[i] = r
+	}
+	for _, id := range sn.added {
+		all = append(all, sn.overlay[id])
+	}
+	return all
 }

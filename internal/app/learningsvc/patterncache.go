@@ -17,8 +17,10 @@ import (
 // (a new one is built when something changed), so concurrent readers
 // never see it change under them.
 //
-// A snapshot shares memory with the one before it: the records loaded in
-// full form a base (a slice and an id index, never modified), and the
+// A snapshot shares memory with the one before it: the patterns loaded in
+// full form a base (compact rows and an id index, never modified; see
+// patternRow: the full record of a pattern is read by key when guidance
+// evaluates it), and the
 // patterns changed or added since are an overlay of their own. A change
 // copies the overlay, not the project's patterns; the base is rebuilt from
 // the current records only when the overlay has grown past 512 patterns
@@ -26,22 +28,14 @@ import (
 // overlay's patterns, so it is kept small). The guidance index of a base
 // (guidanceBase) is shared by every snapshot on that base. Cached records
 // carry no example task ids (Pattern.ExampleTasks is nil): guidance never
-// shows them, and they were a quarter of the cache's memory.
+// shows them, and they were a quarter of the cache's memory. A base is
+// saved to a file after a full load (patternSnapshots), so that the first
+// request of a new process starts from it and reads only the changes.
 type patternCache struct {
 	mu       sync.Mutex
 	projects map[string]*cachedProject
 	limit    int
-}
-
-// patternBase is an immutable set of records with its id index and, built
-// at the first guidance request on it, its guidance index.
-type patternBase struct {
-	records []*store.PatternRecord
-	index   map[string]int // pattern id → position in records
-
-	gmu sync.Mutex
-	g   *guidanceBase
-	cs  *choiceSet
+	snaps    *patternSnapshots // nil: none
 }
 
 type cachedProject struct {
@@ -52,47 +46,26 @@ type cachedProject struct {
 	overlay map[string]*store.PatternRecord
 	added   []string
 	used    time.Time
-
-	allOnce sync.Once
-	all     []*store.PatternRecord
 }
 
-// records is every record of the snapshot in the store's order (base
-// order, changed records in place, added ones last), materialised once per
-// snapshot for the callers that walk every pattern.
-func (p *cachedProject) records() []*store.PatternRecord {
-	p.allOnce.Do(func() {
-		if len(p.overlay) == 0 {
-			p.all = p.base.records
-			return
+// rows is every pattern of the snapshot as rows, in the store's order
+// (base order, changed records in place, added ones last).
+func (p *cachedProject) rows() []patternRow {
+	rows := make([]patternRow, len(p.base.rows), len(p.base.rows)+len(p.added))
+	copy(rows, p.base.rows)
+	for id, r := range p.overlay {
+		if pos, ok := p.base.pos(id); ok {
+			rows[pos] = rowOf(r)
 		}
-		all := make([]*store.PatternRecord, len(p.base.records), len(p.base.records)+len(p.added))
-		for i, r := range p.base.records {
-			if o, ok := p.overlay[r.Pattern.ID]; ok {
-				r = o
-			}
-			all[i] = r
-		}
-		for _, id := range p.added {
-			all = append(all, p.overlay[id])
-		}
-		p.all = all
-	})
-	return p.all
+	}
+	for _, id := range p.added {
+		rows = append(rows, rowOf(p.overlay[id]))
+	}
+	return rows
 }
 
 func newPatternCache(limit int) *patternCache {
 	return &patternCache{projects: map[string]*cachedProject{}, limit: limit}
-}
-
-// records returns the project's pattern records as of tx's snapshot,
-// loading only what changed since the cached version.
-func (c *patternCache) records(ctx context.Context, tx store.Tx, project string) ([]*store.PatternRecord, error) {
-	p, err := c.snapshot(ctx, tx, project)
-	if err != nil {
-		return nil, err
-	}
-	return p.records(), nil
 }
 
 // snapshot returns the project's cached state as of tx's snapshot.
@@ -109,56 +82,69 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		c.touch(project, cur)
 		return cur, nil
 	case cur != nil && v.ResetVersion <= cur.version && v.Version > cur.version:
-		delta, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{ChangedAfter: cur.version})
+		next, err := c.advance(ctx, tx, project, cur, v.Version)
 		if err != nil {
 			return nil, err
 		}
-		next := &cachedProject{version: v.Version, base: cur.base,
-			overlay: make(map[string]*store.PatternRecord, len(cur.overlay)+len(delta)), added: cur.added}
-		for id, r := range cur.overlay {
-			next.overlay[id] = r
-		}
-		grown := false
-		for i := range delta {
-			r := &delta[i]
-			r.Pattern.ExampleTasks = nil // see patternCache
-			_, inBase := cur.base.index[r.Pattern.ID]
-			if _, seen := next.overlay[r.Pattern.ID]; !inBase && !seen {
-				if !grown { // added is shared with cur: copy before the first append
-					next.added = append(make([]string, 0, len(cur.added)+len(delta)), cur.added...)
-					grown = true
-				}
-				next.added = append(next.added, r.Pattern.ID)
-			}
-			next.overlay[r.Pattern.ID] = r
-		}
-		if len(next.overlay) > max(512, len(next.base.records)/64) {
-			next = &cachedProject{version: v.Version, base: newPatternBase(next.records())}
-		}
-		c.store(project, next, cur)
-		return next, nil
-	default: // first use, or a pattern was deleted since the cached state
-		all, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{})
-		if err != nil {
-			return nil, err
-		}
-		recs := make([]*store.PatternRecord, len(all))
-		for i := range all {
-			all[i].Pattern.ExampleTasks = nil // see patternCache
-			recs[i] = &all[i]
-		}
-		next := &cachedProject{version: v.Version, base: newPatternBase(recs)}
 		c.store(project, next, cur)
 		return next, nil
 	}
+	// First use, or a pattern was deleted since the cached state: start
+	// from the saved snapshot of the project's base when it is usable
+	// (made from this database at a version not newer than tx's and not
+	// older than the last deletion), else load every pattern.
+	if cur == nil {
+		if from, ok := c.snaps.restore(ctx, tx, project, v); ok {
+			next := from
+			if v.Version > from.version {
+				if next, err = c.advance(ctx, tx, project, from, v.Version); err != nil {
+					return nil, err
+				}
+			}
+			c.store(project, next, cur)
+			return next, nil
+		}
+	}
+	rows, err := loadRows(ctx, tx, project)
+	if err != nil {
+		return nil, err
+	}
+	next := &cachedProject{version: v.Version, base: newPatternBase(rows)}
+	c.snaps.saveLater(ctx, tx, project, next.version, next.base)
+	c.store(project, next, cur)
+	return next, nil
 }
 
-func newPatternBase(recs []*store.PatternRecord) *patternBase {
-	b := &patternBase{records: recs, index: make(map[string]int, len(recs))}
-	for i, r := range recs {
-		b.index[r.Pattern.ID] = i
+// advance returns cur brought to version by the patterns changed since.
+func (c *patternCache) advance(ctx context.Context, tx store.Tx, project string, cur *cachedProject, version int64) (*cachedProject, error) {
+	delta, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{ChangedAfter: cur.version})
+	if err != nil {
+		return nil, err
 	}
-	return b
+	next := &cachedProject{version: version, base: cur.base,
+		overlay: make(map[string]*store.PatternRecord, len(cur.overlay)+len(delta)), added: cur.added}
+	for id, r := range cur.overlay {
+		next.overlay[id] = r
+	}
+	grown := false
+	for i := range delta {
+		r := &delta[i]
+		r.Pattern.ExampleTasks = nil // see patternCache
+		_, inBase := cur.base.pos(r.Pattern.ID)
+		if _, seen := next.overlay[r.Pattern.ID]; !inBase && !seen {
+			if !grown { // added is shared with cur: copy before the first append
+				next.added = append(make([]string, 0, len(cur.added)+len(delta)), cur.added...)
+				grown = true
+			}
+			next.added = append(next.added, r.Pattern.ID)
+		}
+		next.overlay[r.Pattern.ID] = r
+	}
+	if len(next.overlay) > max(512, len(next.base.rows)/64) {
+		next = &cachedProject{version: version, base: newPatternBase(next.rows())}
+		c.snaps.saveLater(ctx, tx, project, next.version, next.base)
+	}
+	return next, nil
 }
 
 func (c *patternCache) touch(project string, p *cachedProject) {

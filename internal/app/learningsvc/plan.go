@@ -24,15 +24,17 @@ type patternSet struct {
 	reasons map[string]string
 }
 
-// patternViews evaluates the project's patterns at now (views is reused
-// for the result).
+// patternViews evaluates every pattern of the project at now, read from
+// the store (views is reused for the result): the rare request dated
+// before the guidance index.
 func (s *Service) patternViews(ctx context.Context, tx store.Tx, project string, now time.Time, views []learning.PatternView) (patternSet, error) {
-	recs, err := s.cache.records(ctx, tx, project)
+	recs, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{})
 	if err != nil {
 		return patternSet{}, err
 	}
 	ps := patternSet{views: views, reasons: map[string]string{}}
-	for _, r := range recs {
+	for i := range recs {
+		r := &recs[i]
 		if r.Pattern.Kind == learning.KindAntiPattern {
 			ps.antis = append(ps.antis, r.Pattern)
 			continue
@@ -95,6 +97,15 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 		if err != nil {
 			return err
 		}
+		// A new base's guidance index and choice set are built in the
+		// background while the outcome history is read.
+		s.prepareBase(snap, now)
+		var idx *learning.ContextIndex
+		if s.lc.Ranking != learning.RankingSeed {
+			if idx, err = s.contexts.index(ctx, tx, project); err != nil {
+				return err
+			}
+		}
 		pv, ok, err := s.guidanceViews(ctx, tx, snap, in, now, (*buf)[:0])
 		if err != nil {
 			return err
@@ -127,10 +138,6 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 		if s.lc.Ranking == learning.RankingSeed {
 			g.Recommendation = learning.SeedRecommendation(g)
 		} else {
-			idx, err := s.contexts.index(ctx, tx, project)
-			if err != nil {
-				return err
-			}
 			g.Contextualize(s.recommend(snap, in, idx, now))
 		}
 		*buf = views
