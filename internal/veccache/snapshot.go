@@ -61,16 +61,11 @@ func NewSnapshots(home, db string, given bool, logger *slog.Logger) Snapshots {
 	if s.logger == nil {
 		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	backend, where := store.Location(db, home)
-	switch {
-	case given || home == "" || backend == "memory":
+	backend, locator := store.SnapshotLocator(db, home)
+	if given || home == "" || backend == "memory" {
 		return s
-	case backend == "sqlite":
-		if abs, err := filepath.Abs(where); err == nil {
-			where = abs
-		}
 	}
-	s.locator = backend + ":" + where
+	s.locator = locator
 	s.dir = filepath.Join(home, "vectors")
 	return s
 }

@@ -62,19 +62,14 @@ type patternSnapshots struct {
 // store selected by db (see store.Location); nil when the store was given
 // by the program, the home is unknown or the store is in memory.
 func newPatternSnapshots(home, db string, given bool, logger *slog.Logger) *patternSnapshots {
-	backend, where := store.Location(db, home)
-	switch {
-	case given || home == "" || backend == "memory":
+	backend, locator := store.SnapshotLocator(db, home)
+	if given || home == "" || backend == "memory" {
 		return nil
-	case backend == "sqlite":
-		if abs, err := filepath.Abs(where); err == nil {
-			where = abs
-		}
 	}
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &patternSnapshots{dir: filepath.Join(home, "patterns"), locator: backend + ":" + where, logger: logger,
+	return &patternSnapshots{dir: filepath.Join(home, "patterns"), locator: locator, logger: logger,
 		saving: map[string]int64{}}
 }
 
