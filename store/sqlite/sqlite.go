@@ -294,7 +294,11 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		fail(fmt.Errorf("begin sqlite transaction: %w", err))
 		return results, batch, false
 	}
-	wrapped := sqlstore.NewTx(tx, sqlstore.SQLite, s.wstmts)
+	dialect := groupDialect
+	if isolate {
+		dialect = isolatedDialect
+	}
+	wrapped := sqlstore.NewTx(tx, dialect, s.wstmts)
 	started := time.Now()
 	ok := 0
 	for i := 0; i < len(batch); i++ {
@@ -333,13 +337,17 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		_ = tx.Rollback()
 		return results, batch, false
 	}
-	err = wrapped.Flush(ctx) // staged aggregate rows
-	if err == nil {
-		err = tx.Commit()
-	} else {
+	if err := wrapped.Flush(ctx); err != nil { // staged aggregate and deferred rows
 		_ = tx.Rollback()
+		if !isolate && len(batch) > 1 {
+			// the deferred rows of one request may be at fault: the rerun
+			// with savepoints writes them within their request
+			return nil, batch, true
+		}
+		fail(fmt.Errorf("commit sqlite transaction: %w", err))
+		return results, batch, false
 	}
-	if err != nil {
+	if err := tx.Commit(); err != nil {
 		fail(fmt.Errorf("commit sqlite transaction: %w", err))
 	}
 	return results, batch, false
