@@ -184,3 +184,30 @@ func TestCarriedCacheNotKeptAfterRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Groups that follow each other on one store, with background checkpoints
+// running (one after every 12 groups), all start from the carried cache
+// but the first: a checkpoint does not change the data version.
+func TestCarriedCacheKeptAcrossGroups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openAt(t, filepath.Join(t.TempDir(), "k.db"))
+	const groups = 60
+	for i := range groups {
+		if err := s.Update(ctx, func(tx store.Tx) error {
+			if i == 0 {
+				_, err := tx.InsertPattern(ctx, carryPattern("pattern-1", "Split by feature"))
+				return err
+			}
+			_, err := tx.FindPatternsByContent(ctx, "p", "Split by feature")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if st.Batches != groups || st.Carried != groups-1 {
+		t.Fatalf("%d groups, %d started from the carried cache; want %d and %d (checkpoints: %d)",
+			st.Batches, st.Carried, groups, groups-1, st.Checkpoints)
+	}
+}
