@@ -55,6 +55,10 @@ type Options struct {
 type Store struct {
 	path   string
 	writer *sql.DB
+	// wconn is the writer's connection, pinned: every group runs on it, so
+	// its PRAGMA data_version tells whether another connection wrote
+	// since the previous group (carry.go).
+	wconn  *sql.Conn
 	reader *sql.DB
 	// wstmts caches prepared statements for the writer. Only the writer
 	// can share them: preparing on the pool needs a free connection, which
@@ -70,6 +74,12 @@ type Store struct {
 	tempDir string
 
 	batches, requests, reruns atomic.Int64
+
+	// The aggregate cache carried between groups (carry.go; writer
+	// goroutine only) and the data version it was carried at.
+	carried     *sqlstore.CarriedCache
+	dataVersion int64
+	adopted     atomic.Int64
 
 	// The background checkpointer (bgcheckpoint.go).
 	ckpt            *sql.DB
@@ -90,12 +100,15 @@ type WriterStats struct {
 	Reruns int64 `json:"reruns"`
 	// Checkpoints counts background checkpoints (see bgcheckpoint.go).
 	Checkpoints int64 `json:"checkpoints"`
+	// Carried counts groups that started from the previous group's
+	// aggregate cache (see carry.go).
+	Carried int64 `json:"carried"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
 	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(),
-		Checkpoints: s.checkpoints.Load()}
+		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -168,8 +181,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("migrate sqlite %s: %w", path, err)
 	}
+	wconn, err := writer.Conn(ctx)
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
 	reader, err := sql.Open("sqlite", dsn(path, opts, "deferred", true))
 	if err != nil {
+		wconn.Close()
 		writer.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -178,10 +197,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	ckpt, err := openCheckpointer(path, opts)
 	if err != nil {
 		reader.Close()
+		wconn.Close()
 		writer.Close()
 		return nil, err
 	}
-	s := &Store{path: path, writer: writer, reader: reader, opts: opts,
+	s := &Store{path: path, writer: writer, wconn: wconn, reader: reader, opts: opts,
 		wstmts: sqlstore.NewStatements(writer),
 		quit:   make(chan struct{}), done: make(chan struct{}),
 		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
@@ -289,12 +309,18 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		}
 	}
 	ctx := context.Background() // statements are never interrupted mid-transaction
-	tx, err := s.writer.BeginTx(ctx, nil)
+	tx, err := s.wconn.BeginTx(ctx, nil)
 	if err != nil {
+		s.carried = nil
 		fail(fmt.Errorf("begin sqlite transaction: %w", err))
 		return results, batch, false
 	}
-	wrapped := sqlstore.NewTx(tx, sqlstore.SQLite, s.wstmts)
+	dialect := groupDialect
+	if isolate {
+		dialect = isolatedDialect
+	}
+	wrapped := sqlstore.NewTx(tx, dialect, s.wstmts)
+	version, carry := s.adoptCarried(ctx, tx, wrapped)
 	started := time.Now()
 	ok := 0
 	for i := 0; i < len(batch); i++ {
@@ -333,14 +359,20 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		_ = tx.Rollback()
 		return results, batch, false
 	}
-	err = wrapped.Flush(ctx) // staged aggregate rows
-	if err == nil {
-		err = tx.Commit()
-	} else {
+	if err := wrapped.Flush(ctx); err != nil { // staged aggregate and deferred rows
 		_ = tx.Rollback()
-	}
-	if err != nil {
+		if !isolate && len(batch) > 1 {
+			// the deferred rows of one request may be at fault: the rerun
+			// with savepoints writes them within their request
+			return nil, batch, true
+		}
 		fail(fmt.Errorf("commit sqlite transaction: %w", err))
+		return results, batch, false
+	}
+	if err := tx.Commit(); err != nil {
+		fail(fmt.Errorf("commit sqlite transaction: %w", err))
+	} else if carry {
+		s.carry(wrapped, version)
 	}
 	return results, batch, false
 }
@@ -415,7 +447,7 @@ func (s *Store) Close() error {
 		close(s.quit)
 		<-s.done
 		<-s.ckptDone
-		err = errors.Join(s.wstmts.Close(), s.ckpt.Close(), s.reader.Close(), s.writer.Close())
+		err = errors.Join(s.wstmts.Close(), s.ckpt.Close(), s.reader.Close(), s.wconn.Close(), s.writer.Close())
 		if s.tempDir != "" {
 			err = errors.Join(err, os.RemoveAll(s.tempDir))
 		}

@@ -59,6 +59,12 @@ type Dialect struct {
 	// key up to its first "/"), once per transaction; see ledger_group.go.
 	// Every writer of a database must agree on it.
 	GroupKeyLocks bool
+	// Uninterrupted runs the transaction's statements without the caller's
+	// context: a group-commit writer's statements are never interrupted
+	// mid-transaction (one request's cancellation must not fail the
+	// group), and a context without Done spares the driver and
+	// database/sql a goroutine per statement watching it.
+	Uninterrupted bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -225,6 +231,9 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 		return nil, err
 	}
 	q = t.query(q)
+	if t.d.Uninterrupted {
+		ctx = context.Background()
+	}
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
 		if err != nil {
@@ -240,6 +249,9 @@ func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 		return nil, err
 	}
 	q = t.query(q)
+	if t.d.Uninterrupted {
+		ctx = context.Background()
+	}
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
 		if err != nil {

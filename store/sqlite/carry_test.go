@@ -1,0 +1,213 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/store/sqlite"
+)
+
+func openAt(t *testing.T, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func carryPattern(id, content string) learning.Pattern {
+	at := time.UnixMicro(1_700_000_000_000_000).UTC()
+	return learning.Pattern{ID: id, Project: "p", Content: content, Kind: learning.KindPattern,
+		Tags: []string{}, ExampleTasks: []string{}, CreatedAt: at, UpdatedAt: at}
+}
+
+// observe reads a pattern with its lock and its content lookup, as
+// recording an outcome does, and adds one success.
+func observe(ctx context.Context, s store.Store, id, content string) (learning.Pattern, error) {
+	var got learning.Pattern
+	err := s.Update(ctx, func(tx store.Tx) error {
+		found, err := tx.FindPatternsByContent(ctx, "p", content)
+		if err != nil {
+			return err
+		}
+		if len(found) != 1 || found[0].ID != id {
+			return errors.New("content lookup did not find the pattern")
+		}
+		p, err := tx.LockPattern(ctx, "p", id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.GetMaturity(ctx, "p", id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		p.SuccessCount++
+		got = p
+		return tx.UpdatePattern(ctx, p)
+	})
+	return got, err
+}
+
+// The writer carries its cache of patterns and maturity records from one
+// group to the next, and drops it when another connection (here a second
+// store on the same file, as another process would) committed in between:
+// the next group sees that connection's writes.
+func TestCarriedCacheSeesOtherConnections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "k.db")
+	a := openAt(t, path)
+	if err := a.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.InsertPattern(ctx, carryPattern("pattern-1", "Split by feature"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ { // carried from group to group
+		p, err := observe(ctx, a, "pattern-1", "Split by feature")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.SuccessCount != int64(i) {
+			t.Fatalf("observation %d: success count %d", i, p.SuccessCount)
+		}
+	}
+	if a.Stats().Carried == 0 {
+		t.Fatal("no group started from the carried cache")
+	}
+
+	// Another connection changes the pattern's counts and its maturity
+	// record, deletes it and creates another with its content.
+	b := openAt(t, path)
+	if err := b.Update(ctx, func(tx store.Tx) error {
+		p, err := tx.LockPattern(ctx, "p", "pattern-1")
+		if err != nil {
+			return err
+		}
+		p.SuccessCount = 100
+		return tx.UpdatePattern(ctx, p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := observe(ctx, a, "pattern-1", "Split by feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SuccessCount != 101 {
+		t.Fatalf("after another connection set 100: success count %d, want 101 (stale carried cache)", p.SuccessCount)
+	}
+	if err := b.Update(ctx, func(tx store.Tx) error {
+		if err := tx.DeletePattern(ctx, "p", "pattern-1"); err != nil {
+			return err
+		}
+		_, err := tx.InsertPattern(ctx, carryPattern("pattern-2", "Split by feature"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := observe(ctx, a, "pattern-2", "Split by feature"); err != nil {
+		t.Fatalf("after another connection replaced the pattern: %v", err)
+	}
+	if err := a.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.GetPattern(ctx, "p", "pattern-1")
+		if !errors.Is(err, store.ErrNotFound) {
+			return errors.New("the deleted pattern is still found")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A group that rolls back carries nothing: a pattern it created and then
+// lost with the rollback is not found by the next group.
+func TestCarriedCacheNotKeptAfterRollback(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openAt(t, filepath.Join(t.TempDir(), "k.db"))
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.InsertPattern(ctx, carryPattern("pattern-1", "Split by feature"))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := observe(ctx, s, "pattern-1", "Split by feature"); err != nil {
+		t.Fatal(err)
+	}
+	errBoom := errors.New("boom")
+	err := s.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.InsertPattern(ctx, carryPattern("pattern-2", "Respect dependency chain")); err != nil {
+			return err
+		}
+		if _, err := tx.FindPatternsByContent(ctx, "p", "Respect dependency chain"); err != nil {
+			return err
+		}
+		p, err := tx.LockPattern(ctx, "p", "pattern-1")
+		if err != nil {
+			return err
+		}
+		p.SuccessCount = 50
+		if err := tx.UpdatePattern(ctx, p); err != nil {
+			return err
+		}
+		return errBoom
+	})
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("got %v, want boom", err)
+	}
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		found, err := tx.FindPatternsByContent(ctx, "p", "Respect dependency chain")
+		if err != nil {
+			return err
+		}
+		if len(found) != 0 {
+			return errors.New("a pattern of a rolled-back group is found")
+		}
+		if _, err := tx.GetPattern(ctx, "p", "pattern-2"); !errors.Is(err, store.ErrNotFound) {
+			return errors.New("a pattern of a rolled-back group is still there")
+		}
+		p, err := tx.GetPattern(ctx, "p", "pattern-1")
+		if err != nil {
+			return err
+		}
+		if p.SuccessCount != 1 {
+			return errors.New("a rolled-back update of a pattern is seen")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Groups that follow each other on one store, with background checkpoints
+// running (one after every 12 groups), all start from the carried cache
+// but the first: a checkpoint does not change the data version.
+func TestCarriedCacheKeptAcrossGroups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openAt(t, filepath.Join(t.TempDir(), "k.db"))
+	const groups = 60
+	for i := range groups {
+		if err := s.Update(ctx, func(tx store.Tx) error {
+			if i == 0 {
+				_, err := tx.InsertPattern(ctx, carryPattern("pattern-1", "Split by feature"))
+				return err
+			}
+			_, err := tx.FindPatternsByContent(ctx, "p", "Split by feature")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if st.Batches != groups || st.Carried != groups-1 {
+		t.Fatalf("%d groups, %d started from the carried cache; want %d and %d (checkpoints: %d)",
+			st.Batches, st.Carried, groups, groups-1, st.Checkpoints)
+	}
+}

@@ -1,0 +1,22 @@
+package sqlite
+
+import "github.com/kaizenhq/kaizen/store/sqlstore"
+
+// groupDialect is the writer's dialect for a group run without
+// savepoints: SQLite with the group's new outcome rows and the jobs they
+// enqueue held in memory and written at Flush as multi-row INSERTs
+// (sqlstore.Dialect.DeferOutcomes), one statement for the group instead of
+// one per outcome. isolatedDialect is the one of a rerun with a savepoint
+// per request, which writes those rows at once (a savepoint rollback must
+// not take rows of earlier requests with it; Mark turns deferral off as
+// well). Both run their statements without the requests' contexts
+// (sqlstore.Dialect.Uninterrupted): the writer's transaction is never
+// interrupted mid-group, as the runBatch comment promises, and the driver
+// no longer starts a goroutine per statement to watch a context.
+var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) {
+	i := sqlstore.SQLite
+	i.Uninterrupted = true
+	d := i
+	d.DeferOutcomes = true
+	return d, i
+}()
