@@ -127,7 +127,17 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		dialect = isolatedDialect
 	}
 	wrapped := sqlstore.NewTx(tx, dialect, nil)
+	defer func() { s.statements.Add(int64(wrapped.Statements())) }()
 	started := time.Now()
+	if !isolate {
+		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {
+			_ = tx.Rollback()
+			if retryable(err) {
+				return nil, batch, false, true
+			}
+			return nil, batch, true, false // the rerun with savepoints does not prefetch
+		}
+	}
 	ok := 0
 	for i := 0; i < len(batch); i++ {
 		r := batch[i]
@@ -162,6 +172,15 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		results = append(results, err)
 		if i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
 			batch = s.queue.Drain(batch, maxBatch) // late arrivals join this transaction
+			if late := hints(batch[i+1:]); !isolate && len(late) > 1 {
+				if err := wrapped.Prefetch(ctx, late); err != nil {
+					_ = tx.Rollback()
+					if retryable(err) {
+						return nil, batch, false, true
+					}
+					return nil, batch, true, false
+				}
+			}
 		}
 	}
 	if ok == 0 {
@@ -225,4 +244,17 @@ func run(fn func(store.Tx) error, tx store.Tx) (err error) {
 		}
 	}()
 	return fn(tx)
+}
+
+// hints collects what the requests said they will read
+// (store.WriteHint), for Prefetch: one statement per table for the whole
+// group instead of one per request (sqlstore/prefetch.go).
+func hints(batch []*request) []store.WriteHint {
+	var out []store.WriteHint
+	for _, r := range batch {
+		if h, ok := store.WriteHintOf(r.Ctx); ok && r.Ctx.Err() == nil {
+			out = append(out, h)
+		}
+	}
+	return out
 }

@@ -71,6 +71,7 @@ func (c *aggregateCache) put(k rowKey, v cached) {
 // Mark returns a position in the undo log.
 func (t *Tx) Mark() int {
 	t.deferred.off = true // see outcome_defer.go
+	t.dropPrefetched()    // see prefetch.go
 	if t.agg == nil {
 		return 0
 	}

@@ -170,6 +170,9 @@ type Tx struct {
 	resets  map[string]bool            // projects with a deleted pattern
 
 	deferred deferredOutcomes // DeferOutcomes: rows not yet written
+	pre      *prefetched      // Prefetch: reads of a group done ahead (prefetch.go)
+
+	statements int // statements sent (Statements)
 }
 
 var _ store.Tx = (*Tx)(nil)
@@ -224,6 +227,7 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if err := t.beforeStatement(ctx, q); err != nil {
 		return nil, err
 	}
+	t.statements++
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
@@ -239,6 +243,7 @@ func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 	if err := t.beforeStatement(ctx, q); err != nil {
 		return nil, err
 	}
+	t.statements++
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
