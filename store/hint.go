@@ -11,6 +11,10 @@ import "context"
 // as soon as a statement of the transaction may change them.
 type WriteHint struct {
 	Project, TaskID string
+	// Patterns are contents of patterns the Update will look up and lock
+	// (store.Tx FindPatternsByContent, then LockPattern and the pattern's
+	// maturity record). A content that names no pattern costs nothing.
+	Patterns []string
 }
 
 type writeHintKey struct{}

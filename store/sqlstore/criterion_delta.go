@@ -111,10 +111,16 @@ func (t *Tx) flushDeltas(ctx context.Context) error {
 		}
 		return 0
 	})
-	for _, k := range keys {
-		d := c.rows[k].value.(criterionDelta)
-		if err := t.addDelta(ctx, d); err != nil {
+	if t.rowLocks() && t.d.Numbered { // PostgreSQL: two statements per project
+		if err := t.flushDeltasBatched(ctx, keys); err != nil {
 			return err
+		}
+	}
+	for _, k := range keys {
+		if !t.rowLocks() || !t.d.Numbered {
+			if err := t.addDelta(ctx, c.rows[k].value.(criterionDelta)); err != nil {
+				return err
+			}
 		}
 		t.forget(k)
 		// the criterion read before now lacks what was just written

@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -134,7 +136,98 @@ func (t *Tx) Prefetch(ctx context.Context, hints []store.WriteHint) error {
 			return err
 		}
 	}
+	// The patterns, after the tasks (the order recording locks them in).
+	contents := map[string][]string{}
+	for _, h := range hints {
+		contents[h.Project] = append(contents[h.Project], h.Patterns...)
+	}
+	for _, p := range slices.Sorted(maps.Keys(contents)) {
+		if err := t.prefetchPatterns(ctx, p, contents[p]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// prefetchPatterns locks the patterns with the given contents, in id
+// order, remembers them and their content lookups in the aggregate cache
+// as FindPatternsByContent and LockPattern would, then reads their
+// maturity records (after the locks, which guard them) as GetMaturity
+// would. Rows the cache already holds locked or staged are kept; a content
+// that names no pattern is not remembered (another server may create it).
+func (t *Tx) prefetchPatterns(ctx context.Context, project string, contents []string) error {
+	if t.agg == nil || !t.rowLocks() || len(contents) == 0 {
+		return nil
+	}
+	want := map[string]string{} // content hash → content key
+	for _, c := range contents {
+		if _, ok := t.agg.content[t.contentKey(project, c)]; !ok {
+			want[contentHash(c)] = learning.ContentKey(c)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	hashes := slices.Sorted(maps.Keys(want))
+	found, err := many(ctx, t, "patterns", func(s scanner) (hashedPattern, error) {
+		var ps patternScan
+		var h hashedPattern
+		if err := s.Scan(append(ps.dest(), &h.hash, &h.key)...); err != nil {
+			return h, err
+		}
+		var err error
+		h.p, err = ps.finish()
+		return h, err
+	}, `SELECT `+patternCols+`, content_hash, content_key FROM patterns
+		WHERE project = ? AND content_hash = ANY(?) ORDER BY id`+t.d.ForUpdate, project, hashes)
+	if err != nil {
+		return fmt.Errorf("prefetch patterns: %w", err)
+	}
+	byContent := map[string][]learning.Pattern{}
+	var fresh []string
+	for _, h := range found {
+		if want[h.hash] != h.key {
+			continue // a hash collision: not the content looked up
+		}
+		byContent[h.hash] = append(byContent[h.hash], h.p)
+		k := patternKey(project, h.p.ID)
+		if e, ok := t.agg.rows[k]; ok && e.locked {
+			continue // the cache's state is this transaction's
+		}
+		t.rememberLocked(k, clonePattern(h.p), true, true)
+		t.forgetClean(maturityKey(project, h.p.ID))
+		fresh = append(fresh, h.p.ID)
+	}
+	for hash, ps := range byContent {
+		slices.SortFunc(ps, func(a, b learning.Pattern) int {
+			return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+		})
+		ids := make([]string, len(ps))
+		for i, p := range ps {
+			ids[i] = p.ID
+		}
+		t.agg.content[project+"\x00"+hash] = ids
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	ms, err := many(ctx, t, "maturity", scanMaturity,
+		`SELECT `+maturityCols+` FROM maturity WHERE project = ? AND pattern_id = ANY(?)`, project, fresh)
+	if err != nil {
+		return fmt.Errorf("prefetch maturity: %w", err)
+	}
+	for _, m := range ms {
+		k := maturityKey(project, m.PatternID)
+		if _, ok := t.agg.rows[k]; !ok {
+			t.rememberLocked(k, m, true, true)
+		}
+	}
+	return nil
+}
+
+type hashedPattern struct {
+	p         learning.Pattern
+	hash, key string
 }
 
 func (t *Tx) prefetchProject(ctx context.Context, project string, tasks []string) error {

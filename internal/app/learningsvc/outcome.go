@@ -168,7 +168,7 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 	}
 	var res *OutcomeResult
 	// the writer may read the task's state for its whole group at once
-	hinted := store.WithWriteHint(ctx, store.WriteHint{Project: o.Project, TaskID: o.TaskID})
+	hinted := store.WithWriteHint(ctx, s.outcomeHint(o, in))
 	err = s.env.Update(hinted, opRecordOutcome, func(tx store.Tx) error {
 		var err error
 		res, err = s.recordTx(ctx, tx, o, in, now)
