@@ -112,7 +112,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		}
 	}
 	ctx := context.Background() // statements are never interrupted mid-transaction
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, pipe, end, err := s.beginWriter(ctx)
 	if err != nil {
 		if errors.Is(err, sql.ErrConnDone) || s.closed.Load() {
 			err = store.ErrClosed
@@ -122,12 +122,14 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		fail(err)
 		return results, batch, false, false
 	}
+	defer end() // after the transaction ends, on every path below
 	dialect := groupDialect
 	if isolate {
 		dialect = isolatedDialect
 	}
 	wrapped := sqlstore.NewTx(tx, dialect, nil)
-	defer func() { s.statements.Add(int64(wrapped.Statements())) }()
+	wrapped.SetPipeliner(pipe)
+	defer func() { s.statements.Add(int64(wrapped.Statements())); s.trips.Add(int64(wrapped.RoundTrips())) }()
 	started := time.Now()
 	if !isolate {
 		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {

@@ -112,15 +112,11 @@ func (t *Tx) flushDeltas(ctx context.Context) error {
 		return 0
 	})
 	if t.rowLocks() && t.d.Numbered { // PostgreSQL: two statements per project
-		if err := t.flushDeltasBatched(ctx, keys); err != nil {
-			return err
-		}
+		return t.flushDeltasBatched(ctx, keys)
 	}
 	for _, k := range keys {
-		if !t.rowLocks() || !t.d.Numbered {
-			if err := t.addDelta(ctx, c.rows[k].value.(criterionDelta)); err != nil {
-				return err
-			}
+		if err := t.addDelta(ctx, c.rows[k].value.(criterionDelta)); err != nil {
+			return err
 		}
 		t.forget(k)
 		// the criterion read before now lacks what was just written

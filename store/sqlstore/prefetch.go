@@ -93,7 +93,10 @@ func (t *Tx) Prefetched() (outcomes, tasks, errors int) {
 
 // Prefetch reads, for the tasks named by hints, what recording their
 // outcomes reads (see above), taking first the locks those recordings
-// take (LockKey "outcome/<task>"). It does nothing in a transaction with
+// take (LockKey "outcome/<task>"), then the patterns the hints name with
+// their maturity records. With a pipeliner (pipeline.go) every statement
+// goes in one round trip; the server runs them in order, so the reads
+// still follow the locks. It does nothing in a transaction with
 // savepoints (Mark) or on SQLite, whose writer's reads are local. Hints
 // for tasks already prefetched are skipped, so a writer may call it again
 // for requests that joined its group late.
@@ -106,7 +109,9 @@ func (t *Tx) Prefetch(ctx context.Context, hints []store.WriteHint) error {
 			tasks: map[prefetchKey]*learning.Task{}, errors: map[prefetchKey][]learning.ErrorEntry{}}
 	}
 	byProject := map[string][]string{}
+	contents := map[string][]string{}
 	for _, h := range hints {
+		contents[h.Project] = append(contents[h.Project], h.Patterns...)
 		k := prefetchKey{h.Project, h.TaskID}
 		_, o := t.pre.outcomes[k]
 		_, tk := t.pre.tasks[k]
@@ -116,121 +121,46 @@ func (t *Tx) Prefetch(ctx context.Context, hints []store.WriteHint) error {
 		}
 		byProject[h.Project] = append(byProject[h.Project], h.TaskID)
 	}
-	projects := make([]string, 0, len(byProject))
-	for p, tasks := range byProject {
-		slices.Sort(tasks)
-		byProject[p] = slices.Compact(tasks)
-		projects = append(projects, p)
-	}
-	slices.Sort(projects)
+	projects := slices.Sorted(maps.Keys(byProject))
+	var stmts []Pipelined
 	for _, p := range projects { // the recordings' locks, in a fixed order
+		slices.Sort(byProject[p])
+		byProject[p] = slices.Compact(byProject[p])
 		for _, task := range byProject[p] {
-			if err := t.LockKey(ctx, p, "outcome/"+task); err != nil {
-				return err
+			if st, ok := t.keyLock(p, "outcome/"+task); ok {
+				stmts = append(stmts, st)
 			}
 		}
 	}
-	defer t.pre.quietly()()
+	var finish []func()
 	for _, p := range projects {
-		if err := t.prefetchProject(ctx, p, byProject[p]); err != nil {
-			return err
-		}
+		stmts, finish = t.prefetchProject(p, byProject[p], stmts, finish)
 	}
 	// The patterns, after the tasks (the order recording locks them in).
-	contents := map[string][]string{}
-	for _, h := range hints {
-		contents[h.Project] = append(contents[h.Project], h.Patterns...)
-	}
 	for _, p := range slices.Sorted(maps.Keys(contents)) {
-		if err := t.prefetchPatterns(ctx, p, contents[p]); err != nil {
-			return err
-		}
+		stmts, finish = t.prefetchPatterns(p, contents[p], stmts, finish)
+	}
+	if len(stmts) == 0 {
+		return nil
+	}
+	defer t.pre.quietly()()
+	t.deferred.skip = true // the outcome reads skip the tasks with pending rows
+	err := t.pipeline(ctx, "prefetch", stmts)
+	t.deferred.skip = false
+	if err != nil {
+		return err
+	}
+	for _, f := range finish {
+		f()
 	}
 	return nil
 }
 
-// prefetchPatterns locks the patterns with the given contents, in id
-// order, remembers them and their content lookups in the aggregate cache
-// as FindPatternsByContent and LockPattern would, then reads their
-// maturity records (after the locks, which guard them) as GetMaturity
-// would. Rows the cache already holds locked or staged are kept; a content
-// that names no pattern is not remembered (another server may create it).
-func (t *Tx) prefetchPatterns(ctx context.Context, project string, contents []string) error {
-	if t.agg == nil || !t.rowLocks() || len(contents) == 0 {
-		return nil
-	}
-	want := map[string]string{} // content hash → content key
-	for _, c := range contents {
-		if _, ok := t.agg.content[t.contentKey(project, c)]; !ok {
-			want[contentHash(c)] = learning.ContentKey(c)
-		}
-	}
-	if len(want) == 0 {
-		return nil
-	}
-	hashes := slices.Sorted(maps.Keys(want))
-	found, err := many(ctx, t, "patterns", func(s scanner) (hashedPattern, error) {
-		var ps patternScan
-		var h hashedPattern
-		if err := s.Scan(append(ps.dest(), &h.hash, &h.key)...); err != nil {
-			return h, err
-		}
-		var err error
-		h.p, err = ps.finish()
-		return h, err
-	}, `SELECT `+patternCols+`, content_hash, content_key FROM patterns
-		WHERE project = ? AND content_hash = ANY(?) ORDER BY id`+t.d.ForUpdate, project, hashes)
-	if err != nil {
-		return fmt.Errorf("prefetch patterns: %w", err)
-	}
-	byContent := map[string][]learning.Pattern{}
-	var fresh []string
-	for _, h := range found {
-		if want[h.hash] != h.key {
-			continue // a hash collision: not the content looked up
-		}
-		byContent[h.hash] = append(byContent[h.hash], h.p)
-		k := patternKey(project, h.p.ID)
-		if e, ok := t.agg.rows[k]; ok && e.locked {
-			continue // the cache's state is this transaction's
-		}
-		t.rememberLocked(k, clonePattern(h.p), true, true)
-		t.forgetClean(maturityKey(project, h.p.ID))
-		fresh = append(fresh, h.p.ID)
-	}
-	for hash, ps := range byContent {
-		slices.SortFunc(ps, func(a, b learning.Pattern) int {
-			return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
-		})
-		ids := make([]string, len(ps))
-		for i, p := range ps {
-			ids[i] = p.ID
-		}
-		t.agg.content[project+"\x00"+hash] = ids
-	}
-	if len(fresh) == 0 {
-		return nil
-	}
-	ms, err := many(ctx, t, "maturity", scanMaturity,
-		`SELECT `+maturityCols+` FROM maturity WHERE project = ? AND pattern_id = ANY(?)`, project, fresh)
-	if err != nil {
-		return fmt.Errorf("prefetch maturity: %w", err)
-	}
-	for _, m := range ms {
-		k := maturityKey(project, m.PatternID)
-		if _, ok := t.agg.rows[k]; !ok {
-			t.rememberLocked(k, m, true, true)
-		}
-	}
-	return nil
-}
-
-type hashedPattern struct {
-	p         learning.Pattern
-	hash, key string
-}
-
-func (t *Tx) prefetchProject(ctx context.Context, project string, tasks []string) error {
+// prefetchProject queues the reads of a project's tasks: previous
+// outcomes, the tracked tasks locked in id order (the order LockTask's
+// callers keep between tasks), then their errors, after any wait for a
+// lock. finish stores the answers once the statements ran.
+func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, finish []func()) ([]Pipelined, []func()) {
 	// Previous outcomes, of the tasks without a pending (deferred) row:
 	// the pending rows cannot change their answer, so they stay pending.
 	var free []string
@@ -239,51 +169,135 @@ func (t *Tx) prefetchProject(ctx context.Context, project string, tasks []string
 			free = append(free, task)
 		}
 	}
+	var found []learning.Outcome
 	if len(free) > 0 {
-		t.deferred.skip = true
-		found, err := many(ctx, t, "outcomes", scanOutcome, `SELECT DISTINCT ON (task_id) `+outcomeCols+`
-			FROM outcomes WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, recorded_at DESC, id DESC`, project, free)
-		t.deferred.skip = false
-		if err != nil {
-			return fmt.Errorf("prefetch outcomes: %w", err)
-		}
+		stmts = append(stmts, Pipelined{SQL: `SELECT DISTINCT ON (task_id) ` + outcomeCols + `
+			FROM outcomes WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, recorded_at DESC, id DESC`,
+			Args: []any{project, free}, Row: func(s scanner) error {
+				o, err := scanOutcome(s)
+				found = append(found, o)
+				return err
+			}})
+	}
+	var locked []learning.Task
+	var errs []learning.ErrorEntry
+	stmts = append(stmts, Pipelined{SQL: `SELECT ` + taskCols + ` FROM tasks
+		WHERE project = ? AND id = ANY(?) ORDER BY id` + t.d.ForUpdate, Args: []any{project, tasks},
+		Row: func(s scanner) error {
+			tk, err := scanTask(s)
+			locked = append(locked, tk)
+			return err
+		}}, Pipelined{SQL: `SELECT ` + errorCols + ` FROM errors
+		WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, ts, id`, Args: []any{project, tasks},
+		Row: func(s scanner) error {
+			e, err := scanError(s)
+			errs = append(errs, e)
+			return err
+		}})
+	return stmts, append(finish, func() {
 		for _, task := range free {
 			t.pre.outcomes[prefetchKey{project, task}] = nil
 		}
 		for i := range found {
 			t.pre.outcomes[prefetchKey{project, found[i].TaskID}] = &found[i]
 		}
-	}
-	// The tracked tasks, locked in id order (the order LockTask's callers
-	// keep between tasks), then their errors: after any wait for a lock.
-	locked, err := many(ctx, t, "tasks", scanTask, `SELECT `+taskCols+` FROM tasks
-		WHERE project = ? AND id = ANY(?) ORDER BY id`+t.d.ForUpdate, project, tasks)
-	if err != nil {
-		return fmt.Errorf("prefetch tasks: %w", err)
-	}
-	errs, err := many(ctx, t, "errors", scanError, `SELECT `+errorCols+` FROM errors
-		WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, ts, id`, project, tasks)
-	if err != nil {
-		return fmt.Errorf("prefetch errors: %w", err)
-	}
-	for _, task := range tasks {
-		k := prefetchKey{project, task}
-		t.pre.tasks[k] = nil
-		t.pre.errors[k] = []learning.ErrorEntry{}
-	}
-	for i := range locked {
-		t.pre.tasks[prefetchKey{project, locked[i].ID}] = &locked[i]
-	}
-	for _, e := range errs {
-		k := prefetchKey{project, e.TaskID}
-		t.pre.errors[k] = append(t.pre.errors[k], e)
-	}
-	return nil
+		for _, task := range tasks {
+			k := prefetchKey{project, task}
+			t.pre.tasks[k] = nil
+			t.pre.errors[k] = []learning.ErrorEntry{}
+		}
+		for i := range locked {
+			t.pre.tasks[prefetchKey{project, locked[i].ID}] = &locked[i]
+		}
+		for _, e := range errs {
+			k := prefetchKey{project, e.TaskID}
+			t.pre.errors[k] = append(t.pre.errors[k], e)
+		}
+	})
 }
 
-// Each answer is served once and then forgotten, so nothing a caller does
-// with it (the values share slices and pointers) can change a later read,
-// which goes to SQL.
+// prefetchPatterns queues the locking read of the patterns with the given
+// contents, in id order, and the read of their maturity records (after
+// the locks, which guard them). finish remembers them and the content
+// lookups in the aggregate cache as FindPatternsByContent, LockPattern and
+// GetMaturity would. Rows the cache already holds locked or staged are
+// kept; a content that names no pattern is not remembered (another server
+// may create it).
+func (t *Tx) prefetchPatterns(project string, contents []string, stmts []Pipelined, finish []func()) ([]Pipelined, []func()) {
+	if t.agg == nil || !t.rowLocks() || len(contents) == 0 {
+		return stmts, finish
+	}
+	want := map[string]string{} // content hash → content key
+	for _, c := range contents {
+		if _, ok := t.agg.content[t.contentKey(project, c)]; !ok {
+			want[contentHash(c)] = learning.ContentKey(c)
+		}
+	}
+	if len(want) == 0 {
+		return stmts, finish
+	}
+	hashes := slices.Sorted(maps.Keys(want))
+	var found []hashedPattern
+	var ms []learning.Maturity
+	stmts = append(stmts, Pipelined{SQL: `SELECT ` + patternCols + `, content_hash, content_key FROM patterns
+		WHERE project = ? AND content_hash = ANY(?) ORDER BY id` + t.d.ForUpdate, Args: []any{project, hashes},
+		Row: func(s scanner) error {
+			var ps patternScan
+			var h hashedPattern
+			if err := s.Scan(append(ps.dest(), &h.hash, &h.key)...); err != nil {
+				return err
+			}
+			var err error
+			h.p, err = ps.finish()
+			found = append(found, h)
+			return err
+		}}, Pipelined{SQL: `SELECT ` + prefixed("m", maturityCols) + ` FROM maturity m
+		JOIN patterns p ON p.project = m.project AND p.id = m.pattern_id
+		WHERE m.project = ? AND p.content_hash = ANY(?)`, Args: []any{project, hashes},
+		Row: func(s scanner) error {
+			m, err := scanMaturity(s)
+			ms = append(ms, m)
+			return err
+		}})
+	return stmts, append(finish, func() {
+		byContent := map[string][]learning.Pattern{}
+		fresh := map[string]bool{}
+		for _, h := range found {
+			if want[h.hash] != h.key {
+				continue // a hash collision: not the content looked up
+			}
+			byContent[h.hash] = append(byContent[h.hash], h.p)
+			k := patternKey(project, h.p.ID)
+			if e, ok := t.agg.rows[k]; ok && e.locked {
+				continue // the cache's state is this transaction's
+			}
+			t.rememberLocked(k, clonePattern(h.p), true, true)
+			t.forgetClean(maturityKey(project, h.p.ID))
+			fresh[h.p.ID] = true
+		}
+		for hash, ps := range byContent {
+			slices.SortFunc(ps, func(a, b learning.Pattern) int {
+				return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+			})
+			ids := make([]string, len(ps))
+			for i, p := range ps {
+				ids[i] = p.ID
+			}
+			t.agg.content[project+"\x00"+hash] = ids
+		}
+		for _, m := range ms {
+			k := maturityKey(project, m.PatternID)
+			if _, ok := t.agg.rows[k]; !ok && fresh[m.PatternID] {
+				t.rememberLocked(k, m, true, true)
+			}
+		}
+	})
+}
+
+type hashedPattern struct {
+	p         learning.Pattern
+	hash, key string
+}
 
 // prefetchedOutcome serves ListOutcomes for one task's latest outcome.
 func (t *Tx) prefetchedOutcome(project string, f store.OutcomeFilter) ([]learning.Outcome, bool) {

@@ -172,7 +172,10 @@ type Tx struct {
 	deferred deferredOutcomes // DeferOutcomes: rows not yet written
 	pre      *prefetched      // Prefetch: reads of a group done ahead (prefetch.go)
 
-	statements int // statements sent (Statements)
+	statements int          // statements sent (Statements)
+	trips      int          // round trips (RoundTrips)
+	pipe       Pipeliner    // several statements at once (pipeline.go)
+	queued     *[]Pipelined // writes held for the next pipeline (flush_pipeline.go)
 }
 
 var _ store.Tx = (*Tx)(nil)
@@ -227,7 +230,12 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if err := t.beforeStatement(ctx, q); err != nil {
 		return nil, err
 	}
+	if t.queued != nil { // flush_pipeline.go
+		t.queue(Pipelined{SQL: q, Args: args})
+		return queuedResult{}, nil
+	}
 	t.statements++
+	t.trips++
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
@@ -243,7 +251,11 @@ func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 	if err := t.beforeStatement(ctx, q); err != nil {
 		return nil, err
 	}
+	if err := t.sendQueued(ctx); err != nil { // flush_pipeline.go
+		return nil, err
+	}
 	t.statements++
+	t.trips++
 	q = t.query(q)
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
