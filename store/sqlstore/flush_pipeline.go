@@ -11,7 +11,7 @@ import (
 	"github.com/kaizenhq/kaizen/store"
 )
 
-// Flush in three round trips (PostgreSQL's group commit with a pipeliner,
+// Flush in two round trips (PostgreSQL's group commit with a pipeliner,
 // issue 17). Flush wrote a group's rows one statement after the other,
 // nine round trips for a group of outcomes: the outcome rows, their jobs,
 // the patterns, the maturity records, the maturity feedback, a free shard
@@ -20,10 +20,10 @@ import (
 // before it, except the shard write (it adds to the shard it locked) and
 // the jobs (a job whose unique key was taken gets its enqueue mode). So:
 //
-//  1. the jobs (their answer is read);
-//  2. one pipeline: outcome rows, patterns, maturity records, maturity
-//     feedback, and the locking read of a free shard per criterion;
-//  3. one pipeline: the shard writes, and per project the pattern version
+//  1. one pipeline: the jobs (the ids inserted are read), outcome rows,
+//     patterns, maturity records, maturity feedback, and the locking read
+//     of a free shard per criterion;
+//  2. one pipeline: the shard writes, and per project the pattern version
 //     with its stamp on the patterns in one statement.
 //
 // The statements and their order are those of Flush, so locks are taken
@@ -97,10 +97,11 @@ func (t *Tx) pipelinedFlush() bool {
 
 func (t *Tx) flushPipelined(ctx context.Context) (err error) {
 	defer func() { t.queued = nil }()
-	if err := t.flushJobs(ctx); err != nil { // 1
-		return err
-	}
 	t.queued = &[]Pipelined{}
+	jobs, jobsDone := t.jobInserts()
+	for _, st := range jobs {
+		t.queue(st)
+	}
 	if err := t.flushOutcomes(ctx); err != nil {
 		return err
 	}
@@ -135,9 +136,14 @@ func (t *Tx) flushPipelined(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := t.sendQueued(ctx); err != nil { // 2
+	if err := t.sendQueued(ctx); err != nil { // 1
 		return err
 	}
+	t.queued = nil // jobTaken reads what its writes changed
+	if err := jobsDone(ctx); err != nil {
+		return err
+	}
+	t.queued = &[]Pipelined{}
 	for _, k := range written {
 		e := c.rows[k]
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
@@ -148,7 +154,7 @@ func (t *Tx) flushPipelined(ctx context.Context) (err error) {
 	if err := t.queueVersions(ctx); err != nil {
 		return err
 	}
-	return t.sendQueued(ctx) // 3
+	return t.sendQueued(ctx) // 2
 }
 
 // queueShardLocks queues the locking read of a free shard per pending

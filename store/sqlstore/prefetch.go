@@ -139,6 +139,7 @@ func (t *Tx) Prefetch(ctx context.Context, hints []store.WriteHint) error {
 	// The patterns, after the tasks (the order recording locks them in).
 	for _, p := range slices.Sorted(maps.Keys(contents)) {
 		stmts, finish = t.prefetchPatterns(p, contents[p], stmts, finish)
+		stmts, finish = t.prefetchCriteria(p, stmts, finish)
 	}
 	if len(stmts) == 0 {
 		return nil
@@ -368,3 +369,41 @@ func (t *Tx) dropPrefetched() {
 // Statements returns the number of statements the transaction sent so
 // far (round trips of the writer, for its statistics and tests).
 func (t *Tx) Statements() int { return t.statements }
+
+// prefetchCriteria queues the read of a project's criteria (folded with
+// their shards), which recording an outcome makes at its first criterion
+// event for the weights it reports (addPendingEvent), unless the cache
+// holds one of them already.
+func (t *Tx) prefetchCriteria(project string, stmts []Pipelined, finish []func()) ([]Pipelined, []func()) {
+	if t.agg == nil || !t.d.ShardedCriteria {
+		return stmts, finish
+	}
+	for k := range t.agg.rows {
+		if k.project == project && (k.table == "criteria" || k.table == "criterion_delta") {
+			return stmts, finish
+		}
+	}
+	var list []learning.Criterion
+	shards := map[string][]shardRow{}
+	stmts = append(stmts, Pipelined{SQL: `SELECT ` + criterionCols + ` FROM criteria WHERE project = ? ORDER BY name`,
+		Args: []any{project}, Row: func(s scanner) error {
+			c, err := scanCriterion(s)
+			list = append(list, c)
+			return err
+		}}, Pipelined{SQL: `SELECT name, shard, ` + shardCols + ` FROM criterion_shards
+		WHERE project = ? AND helpful_count + harmful_count + neutral_count > 0 ORDER BY name, shard`,
+		Args: []any{project}, Row: func(s scanner) error {
+			var name string
+			r, err := scanShard(prefixScanner{s, []any{&name}})
+			shards[name] = append(shards[name], r)
+			return err
+		}})
+	return stmts, append(finish, func() {
+		for _, c := range list {
+			k := criterionKey(c.Project, c.Name)
+			if _, _, ok := t.lookup(k); !ok {
+				t.remember(k, fold(c, shards[c.Name]), true)
+			}
+		}
+	})
+}
