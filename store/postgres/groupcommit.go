@@ -102,9 +102,12 @@ func (s *Store) commit(batch []*request) int {
 
 // runBatch runs the group in one transaction and commits it. Without
 // isolate it stops at the first failing request, rolls back and reports
-// failed (no result is final). Retry reports a deadlock or serialization
-// failure: the whole group runs again.
+// failed (no result is final): runFast (groupfast.go). Retry reports a
+// deadlock or serialization failure: the whole group runs again.
 func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all []*request, failed, retry bool) {
+	if !isolate {
+		return s.runFast(batch) // groupfast.go
+	}
 	fail := func(err error) {
 		results = results[:0]
 		for range batch {
@@ -131,15 +134,6 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	wrapped.SetPipeliner(pipe)
 	defer func() { s.statements.Add(int64(wrapped.Statements())); s.trips.Add(int64(wrapped.RoundTrips())) }()
 	started := time.Now()
-	if !isolate {
-		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {
-			_ = tx.Rollback()
-			if retryable(err) {
-				return nil, batch, false, true
-			}
-			return nil, batch, true, false // the rerun with savepoints does not prefetch
-		}
-	}
 	ok := 0
 	for i := 0; i < len(batch); i++ {
 		r := batch[i]
@@ -174,15 +168,6 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		results = append(results, err)
 		if i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
 			batch = s.queue.Drain(batch, maxBatch) // late arrivals join this transaction
-			if late := hints(batch[i+1:]); !isolate && len(late) > 1 {
-				if err := wrapped.Prefetch(ctx, late); err != nil {
-					_ = tx.Rollback()
-					if retryable(err) {
-						return nil, batch, false, true
-					}
-					return nil, batch, true, false
-				}
-			}
 		}
 	}
 	if ok == 0 {

@@ -154,6 +154,10 @@ func (t *Tx) flushPipelined(ctx context.Context) (err error) {
 	if err := t.queueVersions(ctx); err != nil {
 		return err
 	}
+	if t.conn.committing { // conntx.go: COMMIT ends the last pipeline
+		t.queue(Pipelined{SQL: "COMMIT"})
+		t.conn.ended = true
+	}
 	return t.sendQueued(ctx) // 2
 }
 

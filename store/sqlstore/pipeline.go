@@ -44,7 +44,8 @@ func (t *Tx) pipeline(ctx context.Context, what string, stmts []Pipelined) error
 			return err
 		}
 	}
-	if t.pipe == nil || len(stmts) == 1 {
+	begin := t.pipe != nil && t.conn.Querier != nil && !t.conn.begun // conntx.go
+	if t.pipe == nil || (len(stmts) == 1 && !begin) {
 		for _, s := range stmts {
 			if s.Row == nil {
 				res, err := t.exec(ctx, s.SQL, s.Args...)
@@ -69,9 +70,13 @@ func (t *Tx) pipeline(ctx context.Context, what string, stmts []Pipelined) error
 		}
 		return nil
 	}
-	bound := make([]Pipelined, len(stmts))
-	for i, s := range stmts {
-		bound[i] = Pipelined{SQL: t.query(s.SQL), Args: s.Args, Row: s.Row, Affected: s.Affected}
+	bound := make([]Pipelined, 0, len(stmts)+1)
+	if begin {
+		t.conn.begun = true
+		bound = append(bound, Pipelined{SQL: "BEGIN"})
+	}
+	for _, s := range stmts {
+		bound = append(bound, Pipelined{SQL: t.query(s.SQL), Args: s.Args, Row: s.Row, Affected: s.Affected})
 	}
 	t.statements += len(stmts)
 	t.trips++

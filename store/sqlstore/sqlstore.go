@@ -176,6 +176,7 @@ type Tx struct {
 	trips      int          // round trips (RoundTrips)
 	pipe       Pipeliner    // several statements at once (pipeline.go)
 	queued     *[]Pipelined // writes held for the next pipeline (flush_pipeline.go)
+	conn       connState    // a transaction run by hand on a connection (conntx.go)
 }
 
 var _ store.Tx = (*Tx)(nil)
@@ -237,6 +238,12 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	t.statements++
 	t.trips++
 	q = t.query(q)
+	if t.conn.Querier != nil { // conntx.go
+		if err := t.begin(ctx); err != nil {
+			return nil, err
+		}
+		return t.conn.ExecContext(ctx, q, args...)
+	}
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
 		if err != nil {
@@ -257,6 +264,12 @@ func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 	t.statements++
 	t.trips++
 	q = t.query(q)
+	if t.conn.Querier != nil { // conntx.go
+		if err := t.begin(ctx); err != nil {
+			return nil, err
+		}
+		return t.conn.QueryContext(ctx, q, args...)
+	}
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
 		if err != nil {
