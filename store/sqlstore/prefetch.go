@@ -24,7 +24,9 @@ import (
 // the outcomes of those tasks (LockKey "outcome/<task>") and in the order
 // the single reads keep: the tasks are locked (in id order) before their
 // errors are read, so an errors read never precedes the wait for a task's
-// lock.
+// lock. With them go the hinted patterns (locked by content, in id order),
+// their maturity records and the project's criteria, into the aggregate
+// cache; with a pipeliner all of it is one round trip (pipeline.go).
 //
 // A prefetched answer is served only while it is still the answer SQL
 // would give:
@@ -34,7 +36,8 @@ import (
 //   - AppendOutcome (whose row may be deferred, outcome_defer.go) drops its
 //     task's prefetched outcome, UpdateTask its task's prefetched row;
 //   - Mark (a savepoint) drops everything: a rolled-back savepoint could
-//     undo what an answer was kept in step with.
+//     undo what an answer was kept in step with;
+//   - each answer is served once, then read from SQL again.
 //
 // Only the exact reads of the recording path are served (ListOutcomes
 // with a task and limit 1 and no other filter, LockTask, ErrorsByTask with
