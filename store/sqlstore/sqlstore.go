@@ -1,7 +1,8 @@
 // Package sqlstore implements the store.Tx contract once, over database/sql,
 // for the SQL dialects kaizen supports (SQLite and PostgreSQL). The backend
 // packages store/sqlite and store/postgres own connections, transactions and
-// migrations, and hand a *sql.Tx to [NewTx].
+// migrations, and hand a *sql.Tx to [NewTx] (or run a transaction by hand
+// on a connection: [NewConnTx]).
 package sqlstore
 
 import (
