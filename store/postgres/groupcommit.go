@@ -102,9 +102,12 @@ func (s *Store) commit(batch []*request) int {
 
 // runBatch runs the group in one transaction and commits it. Without
 // isolate it stops at the first failing request, rolls back and reports
-// failed (no result is final). Retry reports a deadlock or serialization
-// failure: the whole group runs again.
+// failed (no result is final): runFast (groupfast.go). Retry reports a
+// deadlock or serialization failure: the whole group runs again.
 func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all []*request, failed, retry bool) {
+	if !isolate {
+		return s.runFast(batch) // groupfast.go
+	}
 	fail := func(err error) {
 		results = results[:0]
 		for range batch {
@@ -112,7 +115,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		}
 	}
 	ctx := context.Background() // statements are never interrupted mid-transaction
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, pipe, end, err := s.beginWriter(ctx)
 	if err != nil {
 		if errors.Is(err, sql.ErrConnDone) || s.closed.Load() {
 			err = store.ErrClosed
@@ -122,11 +125,14 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		fail(err)
 		return results, batch, false, false
 	}
+	defer end() // after the transaction ends, on every path below
 	dialect := groupDialect
 	if isolate {
 		dialect = isolatedDialect
 	}
 	wrapped := sqlstore.NewTx(tx, dialect, nil)
+	wrapped.SetPipeliner(pipe)
+	defer func() { s.statements.Add(int64(wrapped.Statements())); s.trips.Add(int64(wrapped.RoundTrips())) }()
 	started := time.Now()
 	ok := 0
 	for i := 0; i < len(batch); i++ {
@@ -225,4 +231,17 @@ func run(fn func(store.Tx) error, tx store.Tx) (err error) {
 		}
 	}()
 	return fn(tx)
+}
+
+// hints collects what the requests said they will read
+// (store.WriteHint), for Prefetch: one statement per table for the whole
+// group instead of one per request (sqlstore/prefetch.go).
+func hints(batch []*request) []store.WriteHint {
+	var out []store.WriteHint
+	for _, r := range batch {
+		if h, ok := store.WriteHintOf(r.Ctx); ok && r.Ctx.Err() == nil {
+			out = append(out, h)
+		}
+	}
+	return out
 }

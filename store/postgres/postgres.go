@@ -36,7 +36,7 @@ type Store struct {
 	queue      *sqlstore.GroupQueue
 	quit, done chan struct{}
 
-	batches, requests, reruns atomic.Int64
+	batches, requests, reruns, statements, trips atomic.Int64
 }
 
 // WriterStats counts the writer's work: committed groups and the requests
@@ -47,11 +47,17 @@ type WriterStats struct {
 	// Reruns counts groups run again with a savepoint per request,
 	// because one of their requests failed.
 	Reruns int64 `json:"reruns"`
+	// Statements counts the statements the writer's transactions sent
+	// through the store (round trips, without BEGIN and COMMIT).
+	Statements int64 `json:"statements"`
+	// RoundTrips counts the times those transactions waited for the
+	// server: statements sent alone and pipelines (pipeline.go).
+	RoundTrips int64 `json:"round_trips"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
-	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load()}
+	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(), Statements: s.statements.Load(), RoundTrips: s.trips.Load()}
 }
 
 var _ store.Store = (*Store)(nil)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kaizenhq/kaizen/learning"
-	"github.com/kaizenhq/kaizen/store"
 )
 
 // Appended rows (store.MaturityStorage.AppendMaturityFeedback). With the
@@ -159,12 +158,8 @@ func (t *Tx) writeStagedPatterns(ctx context.Context, ps []learning.Pattern) err
 			q.WriteString(c.name)
 		}
 		q.WriteString(`) WHERE p.project = v.project AND p.id = v.id`)
-		res, err := t.exec(ctx, q.String(), args...)
-		if err != nil {
-			return fmt.Errorf("update patterns: %w", err)
-		}
-		if got, err := res.RowsAffected(); err != nil || got != int64(n) {
-			return fmt.Errorf("update patterns: %d of %d rows written (%v): %w", got, n, err, store.ErrNotFound)
+		if err := t.execRows(ctx, int64(n), "update patterns", q.String(), args...); err != nil {
+			return err
 		}
 		ps = ps[n:]
 	}

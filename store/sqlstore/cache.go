@@ -71,6 +71,7 @@ func (c *aggregateCache) put(k rowKey, v cached) {
 // Mark returns a position in the undo log.
 func (t *Tx) Mark() int {
 	t.deferred.off = true // see outcome_defer.go
+	t.dropPrefetched()    // see prefetch.go
 	if t.agg == nil {
 		return 0
 	}
@@ -102,6 +103,9 @@ func (t *Tx) Undo(mark int) {
 // taken last, after every pattern row, so concurrent writers always lock
 // in the same order and cannot deadlock on it.
 func (t *Tx) Flush(ctx context.Context) error {
+	if t.pipelinedFlush() {
+		return t.flushPipelined(ctx) // flush_pipeline.go
+	}
 	if err := t.flushDeferred(ctx); err != nil {
 		return err
 	}

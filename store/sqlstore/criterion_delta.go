@@ -111,9 +111,11 @@ func (t *Tx) flushDeltas(ctx context.Context) error {
 		}
 		return 0
 	})
+	if t.rowLocks() && t.d.Numbered { // PostgreSQL: two statements per project
+		return t.flushDeltasBatched(ctx, keys)
+	}
 	for _, k := range keys {
-		d := c.rows[k].value.(criterionDelta)
-		if err := t.addDelta(ctx, d); err != nil {
+		if err := t.addDelta(ctx, c.rows[k].value.(criterionDelta)); err != nil {
 			return err
 		}
 		t.forget(k)

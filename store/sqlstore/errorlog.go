@@ -40,6 +40,9 @@ func (t *Tx) GetError(ctx context.Context, project, id string) (learning.ErrorEn
 
 // ErrorsByTask implements store.ErrorStorage.
 func (t *Tx) ErrorsByTask(ctx context.Context, project, taskID string, includeResolved bool) ([]learning.ErrorEntry, error) {
+	if errs, ok := t.prefetchedErrors(project, taskID, includeResolved); ok {
+		return errs, nil
+	}
 	q := `SELECT ` + errorCols + ` FROM errors WHERE project = ? AND task_id = ?`
 	if !includeResolved {
 		q += ` AND resolved = FALSE`

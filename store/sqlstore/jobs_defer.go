@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/kaizenhq/kaizen/store"
@@ -52,16 +51,32 @@ func (t *Tx) AppendJob(ctx context.Context, j store.Job, mode store.EnqueueMode)
 
 // flushJobs writes the pending jobs, many per statement.
 func (t *Tx) flushJobs(ctx context.Context) error {
+	stmts, finish := t.jobInserts()
+	if len(stmts) == 0 {
+		return nil
+	}
+	if err := t.pipeline(ctx, "insert jobs", stmts); err != nil {
+		return err
+	}
+	return finish(ctx)
+}
+
+// jobInserts takes the pending jobs: the statements inserting them (in
+// one pipeline with a pipeliner), and the func that, once they ran,
+// applies the mode of the jobs whose insert did nothing.
+func (t *Tx) jobInserts() ([]Pipelined, func(context.Context) error) {
 	pending := t.deferred.jobs
 	t.deferred.jobs = nil // the statements below must not recurse
 	const cols, perStatement = 9, 256
-	for len(pending) > 0 {
-		n := min(len(pending), perStatement)
+	var stmts []Pipelined
+	inserted := map[string]bool{}
+	for rest := pending; len(rest) > 0; {
+		n := min(len(rest), perStatement)
 		row := "(?, ?, ?, ?, ?, ?, ?, ?, '', 0, '', ?, 0)"
 		q := `INSERT INTO jobs (` + jobCols + `) VALUES ` + row + strings.Repeat(", "+row, n-1) +
 			` ON CONFLICT DO NOTHING RETURNING id`
 		args := make([]any, 0, n*cols)
-		for _, p := range pending[:n] {
+		for _, p := range rest[:n] {
 			j := p.job
 			var key any
 			if j.UniqueKey != "" {
@@ -69,25 +84,22 @@ func (t *Tx) flushJobs(ctx context.Context) error {
 			}
 			args = append(args, j.ID, j.Kind, p.args, key, string(j.State), at0(j.RunAt), j.Attempts, j.MaxAttempts, at0(j.CreatedAt))
 		}
-		ids, err := many(ctx, t, "jobs", func(s scanner) (string, error) {
+		stmts = append(stmts, Pipelined{SQL: q, Args: args, Row: func(s scanner) error {
 			var id string
-			return id, s.Scan(&id)
-		}, q, args...)
-		if err != nil {
-			return fmt.Errorf("insert jobs: %w", err)
-		}
-		inserted := make(map[string]bool, len(ids))
-		for _, id := range ids {
+			err := s.Scan(&id)
 			inserted[id] = true
-		}
-		for _, p := range pending[:n] {
+			return err
+		}})
+		rest = rest[n:]
+	}
+	return stmts, func(ctx context.Context) error {
+		for _, p := range pending {
 			if !inserted[p.job.ID] {
 				if err := t.jobTaken(ctx, p.job, p.mode, p.args); err != nil {
 					return err
 				}
 			}
 		}
-		pending = pending[n:]
+		return nil
 	}
-	return nil
 }

@@ -48,3 +48,30 @@ func (t *Tx) lockKeyClass(ctx context.Context, project, key string) error {
 	}
 	return nil
 }
+
+// keyLock is LockKey as a statement to pipeline (prefetch.go); ok is
+// false when the transaction holds the class lock already or the dialect
+// has no key locks. The class lock counts as held from here on: a
+// pipeline that fails ends the transaction.
+func (t *Tx) keyLock(project, key string) (st Pipelined, ok bool) {
+	if t.d.Name != Postgres.Name {
+		return Pipelined{}, false
+	}
+	const q = `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`
+	if !t.d.GroupKeyLocks {
+		return Pipelined{SQL: q, Args: []any{fmt.Sprintf("%d:%s/%s", len(project), project, key)}}, true
+	}
+	class, _, _ := strings.Cut(key, "/")
+	name := fmt.Sprintf("%d:%s/%s/*", len(project), project, class)
+	d := &t.deferred
+	if d.held[name] {
+		return Pipelined{}, false
+	}
+	if !d.off {
+		if d.held == nil {
+			d.held = map[string]bool{}
+		}
+		d.held[name] = true
+	}
+	return Pipelined{SQL: q, Args: []any{name}}, true
+}

@@ -91,6 +91,9 @@ func (t *Tx) outcomeWhere(project string, f store.OutcomeFilter) (string, []any)
 
 // ListOutcomes implements store.OutcomeStorage.
 func (t *Tx) ListOutcomes(ctx context.Context, project string, f store.OutcomeFilter) ([]learning.Outcome, error) {
+	if list, ok := t.prefetchedOutcome(project, f); ok {
+		return list, nil
+	}
 	defer t.outcomeRead(project, f.TaskID)()
 	where, args := t.outcomeWhere(project, f)
 	q, args := page(`SELECT `+outcomeCols+where+` ORDER BY recorded_at DESC, id DESC`, args, f.Limit, f.Offset)

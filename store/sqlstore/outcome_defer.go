@@ -62,6 +62,7 @@ func outcomeArgs(o learning.Outcome) ([]any, error) {
 // stored is kept, as InsertOutcome does). With Dialect.DeferOutcomes the
 // row is written at Flush.
 func (t *Tx) AppendOutcome(ctx context.Context, o learning.Outcome) error {
+	t.forgetOutcome(o.Project, o.TaskID) // prefetch.go
 	if !t.d.DeferOutcomes || t.deferred.off {
 		_, err := t.InsertOutcome(ctx, o)
 		return err
@@ -95,6 +96,7 @@ func (t *Tx) outcomeRead(project, task string) func() {
 // names the outcomes table, and the pending jobs before one that names
 // the jobs table.
 func (t *Tx) beforeStatement(ctx context.Context, q string) error {
+	t.pre.invalidate(q) // prefetch.go
 	d := &t.deferred
 	if len(d.jobs) > 0 && strings.Contains(q, "jobs") {
 		if err := t.flushJobs(ctx); err != nil {

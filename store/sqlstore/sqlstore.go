@@ -1,7 +1,8 @@
 // Package sqlstore implements the store.Tx contract once, over database/sql,
 // for the SQL dialects kaizen supports (SQLite and PostgreSQL). The backend
 // packages store/sqlite and store/postgres own connections, transactions and
-// migrations, and hand a *sql.Tx to [NewTx].
+// migrations, and hand a *sql.Tx to [NewTx] (or run a transaction by hand
+// on a connection: [NewConnTx]).
 package sqlstore
 
 import (
@@ -176,6 +177,13 @@ type Tx struct {
 	resets  map[string]bool            // projects with a deleted pattern
 
 	deferred deferredOutcomes // DeferOutcomes: rows not yet written
+	pre      *prefetched      // Prefetch: reads of a group done ahead (prefetch.go)
+
+	statements int          // statements sent (Statements)
+	trips      int          // round trips (RoundTrips)
+	pipe       Pipeliner    // several statements at once (pipeline.go)
+	queued     *[]Pipelined // writes held for the next pipeline (flush_pipeline.go)
+	conn       connState    // a transaction run by hand on a connection (conntx.go)
 }
 
 var _ store.Tx = (*Tx)(nil)
@@ -230,9 +238,21 @@ func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 	if err := t.beforeStatement(ctx, q); err != nil {
 		return nil, err
 	}
+	if t.queued != nil { // flush_pipeline.go
+		t.queue(Pipelined{SQL: q, Args: args})
+		return queuedResult{}, nil
+	}
+	t.statements++
+	t.trips++
 	q = t.query(q)
 	if t.d.Uninterrupted {
 		ctx = context.Background()
+	}
+	if t.conn.Querier != nil { // conntx.go
+		if err := t.begin(ctx); err != nil {
+			return nil, err
+		}
+		return t.conn.ExecContext(ctx, q, args...)
 	}
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)
@@ -248,9 +268,20 @@ func (t *Tx) rows(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 	if err := t.beforeStatement(ctx, q); err != nil {
 		return nil, err
 	}
+	if err := t.sendQueued(ctx); err != nil { // flush_pipeline.go
+		return nil, err
+	}
+	t.statements++
+	t.trips++
 	q = t.query(q)
 	if t.d.Uninterrupted {
 		ctx = context.Background()
+	}
+	if t.conn.Querier != nil { // conntx.go
+		if err := t.begin(ctx); err != nil {
+			return nil, err
+		}
+		return t.conn.QueryContext(ctx, q, args...)
 	}
 	if t.d.CacheStatements {
 		s, err := t.stmt(ctx, q)

@@ -60,12 +60,17 @@ func (t *Tx) GetTask(ctx context.Context, project, id string) (learning.Task, er
 
 // LockTask implements store.TaskStorage.
 func (t *Tx) LockTask(ctx context.Context, project, id string) (learning.Task, error) {
+	if task, ok, err := t.prefetchedTask(project, id); ok {
+		return task, err
+	}
 	return one(ctx, t, "task "+id, scanTask,
 		`SELECT `+taskCols+` FROM tasks WHERE project = ? AND id = ?`+t.d.ForUpdate, project, id)
 }
 
 // UpdateTask implements store.TaskStorage.
 func (t *Tx) UpdateTask(ctx context.Context, task learning.Task) error {
+	t.forgetTask(task.Project, task.ID) // prefetch.go: only this task's row changes
+	defer t.pre.quietly()()
 	a := taskArgs(task)
 	return t.change(ctx, "update task "+task.ID, `UPDATE tasks SET description = ?, source = ?, started_at = ?,
 		last_activity_at = ?, ended_at = ?, prompts = ?, tool_calls = ?, tool_failures = ?, retry_count = ?,

@@ -167,7 +167,9 @@ func (s *Service) RecordOutcome(ctx context.Context, in OutcomeInput) (*OutcomeR
 		o.Inference = "reported as inferred by the caller"
 	}
 	var res *OutcomeResult
-	err = s.env.Update(ctx, opRecordOutcome, func(tx store.Tx) error {
+	// the writer may read the task's state for its whole group at once
+	hinted := store.WithWriteHint(ctx, s.outcomeHint(o, in))
+	err = s.env.Update(hinted, opRecordOutcome, func(tx store.Tx) error {
 		var err error
 		res, err = s.recordTx(ctx, tx, o, in, now)
 		return err

@@ -1,0 +1,98 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// A transaction run by hand on a connection (PostgreSQL's group commit,
+// issue 17). database/sql sends BEGIN when a transaction starts and COMMIT
+// when it ends, each a round trip of its own. A writer that holds a
+// connection (sql.Conn) can instead let the Tx send BEGIN in front of its
+// first statement or pipeline and COMMIT at the end of Flush's last
+// pipeline (FlushAndCommit): two round trips fewer per group. The
+// statements are the same, in the same order.
+
+// Querier is what a transaction run by hand needs of its connection
+// (*sql.Conn).
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+type connState struct {
+	Querier
+	begun, ended bool
+	committing   bool // FlushAndCommit: Flush's last pipeline ends with COMMIT
+}
+
+// NewConnTx starts a transaction by hand on c: nothing is sent until the
+// first statement, which BEGIN precedes. The caller ends it with
+// FlushAndCommit or Rollback, then may release c.
+func NewConnTx(c Querier, d Dialect) *Tx {
+	t := &Tx{d: d, stmts: map[string]*sql.Stmt{}, conn: connState{Querier: c}}
+	if d.CacheAggregates {
+		t.agg = newAggregateCache()
+	}
+	return t
+}
+
+// begin sends BEGIN before the transaction's first statement.
+func (t *Tx) begin(ctx context.Context) error {
+	if t.conn.Querier == nil || t.conn.begun {
+		return nil
+	}
+	t.conn.begun = true
+	t.trips++
+	if _, err := t.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return fmt.Errorf("begin postgres transaction: %w", err)
+	}
+	return nil
+}
+
+// beginStatement returns BEGIN to put in front of the transaction's first
+// pipeline, if nothing was sent yet.
+func (t *Tx) beginStatement() []Pipelined {
+	if t.conn.Querier == nil || t.conn.begun {
+		return nil
+	}
+	t.conn.begun = true
+	return []Pipelined{{SQL: "BEGIN"}}
+}
+
+// FlushAndCommit is Flush, then COMMIT: in Flush's last pipeline when it
+// has one. A transaction that sent nothing has nothing to commit.
+func (t *Tx) FlushAndCommit(ctx context.Context) error {
+	if t.conn.Querier == nil {
+		return fmt.Errorf("FlushAndCommit: not a transaction run by hand")
+	}
+	t.conn.committing = true
+	err := t.Flush(ctx)
+	t.conn.committing = false
+	if err != nil {
+		return err
+	}
+	if t.conn.ended || !t.conn.begun {
+		t.conn.ended = true
+		return nil
+	}
+	t.conn.ended = true
+	t.trips++
+	if _, err := t.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("commit postgres transaction: %w", err)
+	}
+	return nil
+}
+
+// Rollback ends a transaction run by hand without its changes (after any
+// error, including a failed COMMIT: the server answers ROLLBACK outside a
+// transaction with a warning only).
+func (t *Tx) Rollback(ctx context.Context) error {
+	if t.conn.Querier == nil || !t.conn.begun {
+		return nil
+	}
+	t.conn.ended = true
+	_, err := t.conn.ExecContext(ctx, "ROLLBACK")
+	return err
+}
