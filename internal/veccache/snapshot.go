@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/atomicfile"
 	"github.com/kaizenhq/kaizen/internal/vecindex"
 	"github.com/kaizenhq/kaizen/store"
 )
@@ -141,32 +142,19 @@ func (s Snapshots) save(h header, ix *vecindex.Index) error {
 	if s.dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return err
-	}
 	head, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, ".snapshot-*")
-	if err != nil {
+	return atomicfile.Write(s.file(h), func(w io.Writer) error {
+		var b bytes.Buffer
+		b.WriteString(snapshotMagic)
+		b.Write(binary.AppendUvarint(nil, uint64(len(head))))
+		b.Write(head)
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return err
+		}
+		_, err := ix.WriteTo(w)
 		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename: a no-op
-	var b bytes.Buffer
-	b.WriteString(snapshotMagic)
-	b.Write(binary.AppendUvarint(nil, uint64(len(head))))
-	b.Write(head)
-	if _, err := f.Write(b.Bytes()); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := ix.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), s.file(h))
+	})
 }

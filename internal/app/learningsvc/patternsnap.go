@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kaizenhq/kaizen/internal/atomicfile"
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
 )
@@ -173,26 +174,14 @@ func (s *patternSnapshots) wait() {
 // save writes a snapshot atomically (a temporary file renamed over the old
 // one).
 func (s *patternSnapshots) save(h patternSnapHeader, rows []patternRow, byID []int32) error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return err
-	}
 	data, err := encodePatternSnapshot(h, rows, byID)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, ".snapshot-*")
-	if err != nil {
+	return atomicfile.Write(s.file(h.StoreID, h.Project), func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename: a no-op
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), s.file(h.StoreID, h.Project))
+	})
 }
 
 // encodePatternSnapshot lays out a snapshot: the magic, the header, then
