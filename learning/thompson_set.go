@@ -24,6 +24,7 @@ type ChoiceSet struct {
 	memberPos []int32   // position of a choice in its group's members
 	slots     sync.Pool // *[]int32 of len(choices), every entry free (-1)
 	events    atomic.Pointer[eventIndex]
+	protos    protoSlots // without, with similar tasks
 }
 
 // choiceGroup is the choices with the same success and failure counts.
@@ -82,6 +83,23 @@ type setScratch struct {
 	flat   []int
 	all    []setScored
 	ev     evidenceScratch
+	// tailDraws
+	fam      []int32
+	famM     []float64
+	famOrder []int32
+	gs       []setGroup
+	xb       []int
+}
+
+// setGroup is a group of untouched choices in a RecommendSet request.
+type setGroup struct {
+	proto setScored // the posterior every member shares (cd nil)
+	lnorm float64   // cdfBound's normaliser of the flipped proto
+	s, f  int64     // the counts
+	g     int32     // the set's group, or -1
+	n     int32     // members available
+	xb    []int     // positions excluded from the set's members, sorted
+	extra []int     // extra choices in the group, by id
 }
 
 type setScored struct {
@@ -274,57 +292,62 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	sc.flat = flat
 	ev, kappa := c.contextEvidence(events, pats, len(local), neighbors, x, now, &sc.ev)
 	type scored = setScored
-	mk := func(cd *Choice, e evidence) scored {
-		if e.n == 0 && cd.Successes+cd.Failures > 0 {
-			e.s, e.n = float64(cd.Successes), float64(cd.Successes+cd.Failures)
-		}
-		overall := Beta{Alpha: e.s + 1, Beta: e.n - e.s + 1}
-		post := overall
-		if len(neighbors) > 0 {
-			m := overall.Mean()
-			post = Beta{Alpha: kappa*m + e.ls, Beta: kappa*(1-m) + e.ln - e.ls}
-		}
-		return scored{cd: cd, post: post, mean: post.Mean(), local: e.ln, overall: e.n}
-	}
+	mk := func(cd *Choice, e evidence) scored { return scoreChoice(cd, e, kappa, len(neighbors) > 0) }
 	// Groups of untouched choices, by their counts: the set's members
 	// (ordered by id) without the used and dropped ones, and the extra
-	// choices outcomes did not use.
-	type groupState struct {
-		proto scored // the posterior every member shares (cd nil)
-		s, f  int64  // the counts
-		g     int    // the set's group, or -1
-		xb    []int  // positions excluded from the set's members, sorted
-		extra []int  // extra choices in the group, by id
-		n     int    // members available
-	}
-	var gs []groupState
-	byCounts := map[[2]int64]int{}
+	// choices outcomes did not use. The set's groups come first, in their
+	// order (by counts), then the groups of extra choices alone.
+	pc := set.protoState(kappa, len(neighbors) > 0)
+	gs := growTo(sc.gs, len(set.groups))
 	for g, gr := range set.groups {
-		byCounts[[2]int64{gr.successes, gr.failures}] = len(gs)
-		gs = append(gs, groupState{s: gr.successes, f: gr.failures, g: g, n: len(gr.members)})
+		gs[g] = setGroup{s: gr.successes, f: gr.failures, g: int32(g), n: int32(len(gr.members))}
+	}
+	// The excluded positions of each group, carved from one array.
+	for _, i := range marked {
+		gs[set.groupOf[i]].n--
+	}
+	xbFlat := growTo(sc.xb, len(marked))
+	sc.xb = xbFlat
+	at := 0
+	for g := range gs {
+		if nx := len(set.groups[g].members) - int(gs[g].n); nx > 0 {
+			gs[g].xb = xbFlat[at : at : at+nx]
+			at += nx
+		}
 	}
 	for _, i := range marked {
 		st := &gs[set.groupOf[i]]
 		st.xb = append(st.xb, int(set.memberPos[i]))
-		st.n--
 	}
+	sorted := true
 	for j, cd := range extra {
 		if extraLocal[j] >= 0 {
 			continue
 		}
-		key := [2]int64{cd.Successes, cd.Failures}
-		k, ok := byCounts[key]
+		k, ok := slices.BinarySearchFunc(set.groups, [2]int64{cd.Successes, cd.Failures}, func(gr choiceGroup, key [2]int64) int {
+			return cmp.Or(cmp.Compare(gr.successes, key[0]), cmp.Compare(gr.failures, key[1]))
+		})
 		if !ok {
-			k = len(gs)
-			byCounts[key] = k
-			gs = append(gs, groupState{s: cd.Successes, f: cd.Failures, g: -1})
+			k = slices.IndexFunc(gs[len(set.groups):], func(st setGroup) bool { return st.s == cd.Successes && st.f == cd.Failures })
+			if k < 0 {
+				k = len(gs)
+				gs = append(gs, setGroup{s: cd.Successes, f: cd.Failures, g: -1})
+				sorted = false
+			} else {
+				k += len(set.groups)
+			}
 		}
 		gs[k].extra = append(gs[k].extra, j)
 		gs[k].n++
 	}
-	slices.SortFunc(gs, func(a, b groupState) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.f, b.f)) })
+	sc.gs = gs
+	if !sorted {
+		slices.SortStableFunc(gs, func(a, b setGroup) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.f, b.f)) })
+	}
 	for k := range gs {
-		slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
+		if len(gs[k].extra) > 1 {
+			slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
+		}
 	}
 	best := 0.0
 	all := growTo(sc.all, len(local))
@@ -335,7 +358,12 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	for k := range gs {
 		if gs[k].n > 0 {
-			gs[k].proto = mk(&Choice{Successes: gs[k].s, Failures: gs[k].f}, evidence{})
+			if g := gs[k].g; g >= 0 {
+				gs[k].proto, gs[k].lnorm = pc.protos[g], pc.lnorm[g]
+			} else {
+				gs[k].proto = mk(&Choice{Successes: gs[k].s, Failures: gs[k].f}, evidence{})
+				gs[k].lnorm = flipLnorm(gs[k].proto.post)
+			}
 			best = max(best, gs[k].proto.mean)
 		}
 	}
@@ -362,13 +390,43 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		return 0
 	}
+	// The family of local choices none of the similar tasks used (see
+	// tailDraws): drawn after the others when those fill the recommended
+	// list, else drawn one by one like them.
+	fam, famM := sc.fam[:0], sc.famM[:0]
+	inList0 := 0
 	for j := range all {
-		all[j].score = all[j].post.sampleFast(rng)
+		e := ev[j]
+		if len(neighbors) > 0 && e.ln == 0 && e.ls == 0 && listOf(all[j]) == 0 {
+			fam = append(fam, int32(j))
+			m := all[j].post.Alpha / kappa // the overall mean: post = Beta(κm, κ(1−m))
+			famM = append(famM, m)
+			continue
+		}
+		if listOf(all[j]) == 0 {
+			inList0++
+		}
+	}
+	sc.fam, sc.famM = fam, famM
+	thin := len(fam) > 0 && inList0 >= limit && kappa > 0
+	if !thin {
+		fam = fam[:0]
+	}
+	isFam := func(j int) bool { // fam is in increasing order
+		if len(fam) == 0 {
+			return false
+		}
+		_, ok := slices.BinarySearch(fam, int32(j))
+		return ok
 	}
 	{ // the drawn one by one: select each list's head on the draws
 		var parts [2][]int32
-		for j, s := range all {
-			l := listOf(s)
+		for j := range all {
+			if isFam(j) {
+				continue
+			}
+			all[j].score = all[j].post.sampleFast(rng)
+			l := listOf(all[j])
 			parts[l] = append(parts[l], int32(j))
 		}
 		for l := range parts {
@@ -393,6 +451,10 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		return lists[l][limit-1].score
 	}
+	if thin {
+		tailDraws(rng, all, fam, famM, kappa, sc, func() float64 { return threshold(0) }, func(s scored) { push(0, s) })
+	}
+	boundTau, logX, log1mX := -1.0, 0.0, 0.0 // logs of 1 − τ for cdfBound
 	for k := range gs {
 		st := &gs[k]
 		if st.n <= 0 {
@@ -408,7 +470,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		// upper tails: P(draw > x) = CDF of Beta(β, α) at 1 − x
 		flip := Beta{Alpha: proto.post.Beta, Beta: proto.post.Alpha}
 		logU := 0.0
-		for left := st.n; left > 0; left-- {
+		for left := int(st.n); left > 0; left-- {
 			tau := threshold(l)
 			v := rng.Float64()
 			for v == 0 {
@@ -416,8 +478,13 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 			}
 			logU += math.Log(v) / float64(left)
 			tail := -math.Expm1(logU) // P(draw > this order statistic)
-			if tau >= 0 && tail >= flip.CDF(1-tau) {
-				break // this draw, and every later one of the group, is at most tau
+			if tau >= 0 {
+				if tau != boundTau {
+					boundTau, logX, log1mX = tau, math.Log1p(-tau), math.Log(tau)
+				}
+				if tail >= cdfBound(flip, st.lnorm, logX, log1mX) || tail >= flip.CDF(1-tau) {
+					break // this draw, and every later one of the group, is at most tau
+				}
 			}
 			s := proto
 			s.score = 1 - flip.quantileFine(tail)
