@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/tokenize"
@@ -94,6 +95,8 @@ type ContextIndex struct {
 	// auto is the estimated prior strength (AutoPriorStrength).
 	autoOnce sync.Once
 	auto     float64
+	// decay is the events' age weights at the newest event (contextEvidence).
+	decay atomic.Pointer[decayBase]
 }
 
 // indexStats are what a similarity search needs of an index version: the

@@ -87,6 +87,7 @@ type setScratch struct {
 	fam      []int32
 	famM     []float64
 	famOrder []int32
+	isFam    []bool
 	gs       []setGroup
 	xb       []int
 }
@@ -114,10 +115,11 @@ var setScratches = sync.Pool{New: func() any { return new(setScratch) }}
 
 // eventIndex maps the patterns of x's events to the set's choices (-1
 // for none), once per index (an index is immutable: a new outcome makes a
-// new one).
-func (s *ChoiceSet) eventIndex(x *ContextIndex) [][]int32 {
+// new one), with the local numbering of a request that drops no choice
+// and adds none (see RecommendSet).
+func (s *ChoiceSet) eventIndex(x *ContextIndex) *eventIndex {
 	if c := s.events.Load(); c != nil && c.x == x {
-		return c.idx
+		return c
 	}
 	idx := make([][]int32, len(x.events))
 	uses := 0
@@ -125,24 +127,70 @@ func (s *ChoiceSet) eventIndex(x *ContextIndex) [][]int32 {
 		uses += len(e.Patterns)
 	}
 	flat := make([]int32, 0, uses)
+	c := &eventIndex{x: x, idx: idx, local: make([][]int, len(x.events)), num: map[int32]int{}, unknown: map[string]bool{}}
+	lflat := make([]int, 0, uses)
 	for k, e := range x.events {
-		from := len(flat)
+		from, lfrom := len(flat), len(lflat)
 		for _, pid := range e.Patterns {
 			i, ok := s.index[pid]
 			if !ok {
 				i = -1
+				c.unknown[pid] = true
+			} else {
+				n, seen := c.num[int32(i)]
+				if !seen {
+					n = len(c.uniq)
+					c.num[int32(i)] = n
+					c.uniq = append(c.uniq, int32(i))
+					c.choices = append(c.choices, &s.choices[i])
+				}
+				lflat = append(lflat, n)
 			}
 			flat = append(flat, int32(i))
 		}
 		idx[k] = flat[from:len(flat):len(flat)]
+		c.local[k] = lflat[lfrom:len(lflat):len(lflat)]
 	}
-	s.events.Store(&eventIndex{x: x, idx: idx})
-	return idx
+	s.events.Store(c)
+	return c
 }
 
 type eventIndex struct {
 	x   *ContextIndex
 	idx [][]int32
+	// Without dropped or extra choices: local[k] are the local numbers of
+	// event k's patterns, uniq the set's choices by local number (choices
+	// their addresses), num the local number of a set index, unknown the
+	// ids events used that are not in the set.
+	local   [][]int
+	uniq    []int32
+	choices []*Choice
+	num     map[int32]int
+	unknown map[string]bool
+}
+
+// plain reports whether a request dropping dropped and adding extra
+// numbers its local choices as one that drops and adds none: none of them
+// is used by an indexed outcome.
+func (c *eventIndex) plain(s *ChoiceSet, dropped map[string]bool, extra []Choice) bool {
+	used := func(id string) bool {
+		if i, ok := s.index[id]; ok {
+			_, u := c.num[int32(i)]
+			return u
+		}
+		return c.unknown[id]
+	}
+	for id := range dropped {
+		if used(id) {
+			return false
+		}
+	}
+	for _, cd := range extra {
+		if used(cd.ID) {
+			return false
+		}
+	}
+	return true
 }
 
 // Len is the number of choices in the set.
@@ -242,7 +290,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		extraLocal[j] = -1
 	}
 	// setIdx[k][j] is the set's index of event k's j-th pattern (-1: none).
-	setIdx := set.eventIndex(x)
+	ei := set.eventIndex(x)
+	setIdx := ei.idx
 	localOf := func(k, j int) (int, bool) {
 		i := int(setIdx[k][j])
 		if i < 0 || slots[i] == slotDropped {
@@ -273,23 +322,31 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	events := x.Events()
 	var neighbors []Neighbor
 	rec.Kind, neighbors = c.similarPast(req, x)
-	pats := growTo(sc.pats, len(events))
-	sc.pats = pats
-	uses := 0
-	for _, e := range events {
-		uses += len(e.Patterns)
-	}
-	flat := growTo(sc.flat, uses)[:0]
-	for k, e := range events {
-		from := len(flat)
-		for j := range e.Patterns {
-			if i, ok := localOf(k, j); ok {
-				flat = append(flat, i)
-			}
+	var pats [][]int
+	if ei.plain(set, dropped, extra) {
+		// The numbering cached with the index: the same as localOf's.
+		pats = ei.local
+		local = append(local, ei.choices...)
+		marked = append(marked, ei.uniq...)
+	} else {
+		pats = growTo(sc.pats, len(events))
+		sc.pats = pats
+		uses := 0
+		for _, e := range events {
+			uses += len(e.Patterns)
 		}
-		pats[k] = flat[from:len(flat):len(flat)]
+		flat := growTo(sc.flat, uses)[:0]
+		for k, e := range events {
+			from := len(flat)
+			for j := range e.Patterns {
+				if i, ok := localOf(k, j); ok {
+					flat = append(flat, i)
+				}
+			}
+			pats[k] = flat[from:len(flat):len(flat)]
+		}
+		sc.flat = flat
 	}
-	sc.flat = flat
 	ev, kappa := c.contextEvidence(events, pats, len(local), neighbors, x, now, &sc.ev)
 	type scored = setScored
 	mk := func(cd *Choice, e evidence) scored { return scoreChoice(cd, e, kappa, len(neighbors) > 0) }
@@ -412,17 +469,16 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	if !thin {
 		fam = fam[:0]
 	}
-	isFam := func(j int) bool { // fam is in increasing order
-		if len(fam) == 0 {
-			return false
-		}
-		_, ok := slices.BinarySearch(fam, int32(j))
-		return ok
+	isFam := growTo(sc.isFam, len(all))
+	sc.isFam = isFam
+	clear(isFam)
+	for _, j := range fam {
+		isFam[j] = true
 	}
 	{ // the drawn one by one: select each list's head on the draws
 		var parts [2][]int32
 		for j := range all {
-			if isFam(j) {
+			if isFam[j] {
 				continue
 			}
 			all[j].score = all[j].post.sampleFast(rng)
