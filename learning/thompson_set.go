@@ -94,13 +94,14 @@ type setScratch struct {
 
 // setGroup is a group of untouched choices in a RecommendSet request.
 type setGroup struct {
-	proto setScored // the posterior every member shares (cd nil)
-	lnorm float64   // cdfBound's normaliser of the flipped proto
-	s, f  int64     // the counts
-	g     int32     // the set's group, or -1
-	n     int32     // members available
-	xb    []int     // positions excluded from the set's members, sorted
-	extra []int     // extra choices in the group, by id
+	proto  setScored // the posterior every member shares (cd nil)
+	lnorm  float64   // cdfBound's normaliser of the flipped proto
+	s, f   int64     // the counts
+	g      int32     // the set's group, or -1
+	n      int32     // members available
+	xb     []int     // positions excluded from the set's members (sorted when sorted)
+	sorted bool
+	extra  []int // extra choices in the group, by id
 }
 
 type setScored struct {
@@ -151,6 +152,25 @@ func (s *ChoiceSet) eventIndex(x *ContextIndex) *eventIndex {
 		idx[k] = flat[from:len(flat):len(flat)]
 		c.local[k] = lflat[lfrom:len(lflat):len(lflat)]
 	}
+	// The member positions the used choices take from their groups, by
+	// group, sorted.
+	c.xbOff = make([]int32, len(s.groups)+1)
+	for _, i := range c.uniq {
+		c.xbOff[s.groupOf[i]+1]++
+	}
+	for g := range s.groups {
+		c.xbOff[g+1] += c.xbOff[g]
+	}
+	c.xbFlat = make([]int, len(c.uniq))
+	next := slices.Clone(c.xbOff[:len(s.groups)])
+	for _, i := range c.uniq {
+		g := s.groupOf[i]
+		c.xbFlat[next[g]] = int(s.memberPos[i])
+		next[g]++
+	}
+	for g := range s.groups {
+		slices.Sort(c.xbFlat[c.xbOff[g]:c.xbOff[g+1]])
+	}
 	s.events.Store(c)
 	return c
 }
@@ -167,6 +187,10 @@ type eventIndex struct {
 	choices []*Choice
 	num     map[int32]int
 	unknown map[string]bool
+	// xbFlat[xbOff[g]:xbOff[g+1]] are the positions in group g's members
+	// of the used choices, sorted.
+	xbOff  []int32
+	xbFlat []int
 }
 
 // plain reports whether a request dropping dropped and adding extra
@@ -323,7 +347,9 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	var neighbors []Neighbor
 	rec.Kind, neighbors = c.similarPast(req, x)
 	var pats [][]int
-	if ei.plain(set, dropped, extra) {
+	nDropped := len(marked)
+	plain := ei.plain(set, dropped, extra)
+	if plain {
 		// The numbering cached with the index: the same as localOf's.
 		pats = ei.local
 		local = append(local, ei.choices...)
@@ -356,25 +382,38 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	// order (by counts), then the groups of extra choices alone.
 	pc := set.protoState(kappa, len(neighbors) > 0)
 	gs := growTo(sc.gs, len(set.groups))
-	for g, gr := range set.groups {
-		gs[g] = setGroup{s: gr.successes, f: gr.failures, g: int32(g), n: int32(len(gr.members))}
-	}
-	// The excluded positions of each group, carved from one array.
-	for _, i := range marked {
-		gs[set.groupOf[i]].n--
-	}
-	xbFlat := growTo(sc.xb, len(marked))
-	sc.xb = xbFlat
-	at := 0
-	for g := range gs {
-		if nx := len(set.groups[g].members) - int(gs[g].n); nx > 0 {
-			gs[g].xb = xbFlat[at : at : at+nx]
-			at += nx
+	if plain { // the used choices' positions, cached with the index
+		for g, gr := range set.groups {
+			xb := ei.xbFlat[ei.xbOff[g]:ei.xbOff[g+1]:ei.xbOff[g+1]]
+			gs[g] = setGroup{s: gr.successes, f: gr.failures, g: int32(g), n: int32(len(gr.members) - len(xb)), xb: xb, sorted: true}
 		}
-	}
-	for _, i := range marked {
-		st := &gs[set.groupOf[i]]
-		st.xb = append(st.xb, int(set.memberPos[i]))
+		for _, i := range marked[:nDropped] {
+			st := &gs[set.groupOf[i]]
+			st.n--
+			at := int(set.memberPos[i])
+			st.xb = slices.Insert(slices.Clip(st.xb), sort.SearchInts(st.xb, at), at) // a copy
+		}
+	} else {
+		for g, gr := range set.groups {
+			gs[g] = setGroup{s: gr.successes, f: gr.failures, g: int32(g), n: int32(len(gr.members))}
+		}
+		// The excluded positions of each group, carved from one array.
+		for _, i := range marked {
+			gs[set.groupOf[i]].n--
+		}
+		xbFlat := growTo(sc.xb, len(marked))
+		sc.xb = xbFlat
+		at := 0
+		for g := range gs {
+			if nx := len(set.groups[g].members) - int(gs[g].n); nx > 0 {
+				gs[g].xb = xbFlat[at : at : at+nx]
+				at += nx
+			}
+		}
+		for _, i := range marked {
+			st := &gs[set.groupOf[i]]
+			st.xb = append(st.xb, int(set.memberPos[i]))
+		}
 	}
 	sorted := true
 	for j, cd := range extra {
@@ -518,7 +557,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		proto := st.proto
 		l := listOf(proto)
-		sortedXB := false
+		sortedXB := st.sorted
 		var members []int32
 		if st.g >= 0 {
 			members = set.groups[st.g].members

@@ -1,9 +1,11 @@
 package learning_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +181,38 @@ func TestRecommendSetSameDistributionManyUsed(t *testing.T) {
 		for id, r := range nrates {
 			if o, ok := orates[id]; ok && o != r {
 				t.Errorf("task %q: rate of %s: %v with Recommend, %v with RecommendSet", req.Task, id, o, r)
+			}
+		}
+	}
+}
+
+// TestRecommendSetSplitOfUnusedChoices: a set whose changed choices no
+// indexed outcome used (the request reuses the local numbering cached with
+// the index and only merges the dropped ones into their groups) answers
+// like a fresh set, for the same seed.
+func TestRecommendSetSplitOfUnusedChoices(t *testing.T) {
+	cands, idx, now := manyUsedWorld()
+	cfg := learning.DefaultConfig()
+	cfg.Ranking = learning.RankingThompson
+	whole := learning.NewChoiceSet(cands)
+	old := slices.Clone(cands[:len(cands)-2])
+	changed := map[string]bool{}
+	var extra []learning.Choice
+	for i := range old {
+		if i >= 40 && i%3 == 0 { // group members only: no outcome used them
+			changed[old[i].ID] = true
+			extra = append(extra, cands[i])
+			old[i].Failures += 3
+		}
+	}
+	extra = append(extra, cands[len(cands)-2:]...)
+	part := learning.NewChoiceSet(old)
+	for _, req := range []learning.GuidanceRequest{{Task: "alpha beta 2", Tags: []string{"alpha"}, Limit: 4}, {Limit: 30}} {
+		for seed := range uint64(300) {
+			a, _ := json.Marshal(cfg.RecommendSet(req, whole, nil, nil, idx, now, seed))
+			b, _ := json.Marshal(cfg.RecommendSet(req, part, changed, extra, idx, now, seed))
+			if string(a) != string(b) {
+				t.Fatalf("seed %d: the split changed the recommendation:\nwhole %s\nsplit %s", seed, a, b)
 			}
 		}
 	}
