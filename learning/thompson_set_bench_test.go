@@ -202,7 +202,11 @@ func TestRecommendSetSplitOfUnusedChoices(t *testing.T) {
 		if i >= 40 && i%3 == 0 { // group members only: no outcome used them
 			changed[old[i].ID] = true
 			extra = append(extra, cands[i])
-			old[i].Failures += 3
+			if i%2 == 0 { // another group
+				old[i].Failures += 3
+			} else { // the same group, another content
+				old[i].Content += " (older)"
+			}
 		}
 	}
 	extra = append(extra, cands[len(cands)-2:]...)
