@@ -631,8 +631,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	return rec
 }
 
-// quantileFine is Quantile to about 1e-12 relative: bisection to 1e-6,
-// then Newton steps on the CDF; in the far lower tail (a quantile under
+// quantileFine is Quantile to about 1e-12 relative: bisection to 1e-3,
+// then Newton steps on the CDF kept inside the bracket; in the far lower tail (a quantile under
 // 1e-4, where the bisection's absolute precision is no precision at all),
 // Newton steps on log CDF against log y, from the tail's asymptote
 // F(y) ≈ y^α / (α·B(α, β)).
@@ -642,51 +642,92 @@ func (b Beta) quantileFine(p float64) float64 {
 	}
 	lb := lbeta(b.Alpha, b.Beta)
 	logDensity := func(q float64) float64 { return (b.Alpha-1)*math.Log(q) + (b.Beta-1)*math.Log1p(-q) - lb }
-	q := b.Quantile(p)
-	if q > 1e-4 {
-		for range 4 {
-			d := math.Exp(logDensity(q))
-			if !(d > 0) || math.IsInf(d, 0) {
-				break
+	lp := math.Log(p)
+	// logNewton: Newton steps on log CDF against log y from t.
+	logNewton := func(t float64) (float64, bool) {
+		for range 50 {
+			y := math.Exp(t)
+			if y <= 0 || y >= 1 {
+				return math.Exp(t), false
 			}
-			step := (b.CDF(q) - p) / d
-			next := q - step
-			if !(next > 0 && next < 1) || math.Abs(step) > 1e-5 {
-				break
+			f := b.cdfLB(y, lb)
+			if !(f > 0) {
+				return math.Exp(t), false
 			}
-			q = next
-			if math.Abs(step) < 1e-13 {
-				break
+			// d log F / d log y = density·y / F
+			g := math.Exp(logDensity(y)+t) / f
+			if !(g > 0) || math.IsInf(g, 0) {
+				return math.Exp(t), false
+			}
+			step := (math.Log(f) - lp) / g
+			t -= max(-5, min(5, step))
+			if math.Abs(step) < 1e-12 {
+				return math.Exp(t), true
 			}
 		}
+		return math.Exp(t), false
+	}
+	t := (lp + math.Log(b.Alpha) + lb) / b.Alpha // log y at the tail's asymptote
+	if t < math.Log(1e-5) { // far in the lower tail: no bisection
+		if y, ok := logNewton(t); ok && y <= 1e-4 {
+			return y
+		}
+	}
+	// Bisection to 1e-3, then Newton steps kept inside the bracket.
+	lo, hi := 0.0, 1.0
+	for hi-lo > 1e-3 {
+		mid := (lo + hi) / 2
+		if b.cdfLB(mid, lb) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	q := (lo + hi) / 2
+	for range 40 {
+		f := b.cdfLB(q, lb) - p
+		if f < 0 {
+			lo = q
+		} else {
+			hi = q
+		}
+		next := (lo + hi) / 2
+		if d := math.Exp(logDensity(q)); d > 0 && !math.IsInf(d, 0) {
+			if n := q - f/d; n > lo && n < hi {
+				next = n
+			}
+		}
+		step := next - q
+		q = next
+		if math.Abs(step) < 1e-14*q || hi-lo < 1e-15*q {
+			break
+		}
+	}
+	if q > 1e-4 {
 		return q
 	}
-	lp := math.Log(p)
-	t := (lp + math.Log(b.Alpha) + lb) / b.Alpha // log y
 	if t > math.Log(1e-4) {
 		t = math.Log(q + 1e-300)
 	}
-	for range 50 {
-		y := math.Exp(t)
-		if y <= 0 || y >= 1 {
-			break
-		}
-		f := b.CDF(y)
-		if !(f > 0) {
-			break
-		}
-		// d log F / d log y = density·y / F
-		g := math.Exp(logDensity(y)+t) / f
-		if !(g > 0) || math.IsInf(g, 0) {
-			break
-		}
-		step := (math.Log(f) - lp) / g
-		t -= max(-5, min(5, step))
-		if math.Abs(step) < 1e-12 {
-			break
-		}
+	y, _ := logNewton(t)
+	return y
+}
+
+// cdfLB is CDF given lb = lbeta(α, β) (quantileFine evaluates it many
+// times for one distribution).
+func (b Beta) cdfLB(x, lb float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
 	}
-	return math.Exp(t)
+	a, c := b.Alpha, b.Beta
+	front := math.Exp(-lb + a*math.Log(x) + c*math.Log1p(-x))
+	if x < (a+1)/(a+c+2) {
+		return front * betaCF(a, c, x) / a
+	}
+	return 1 - front*betaCF(c, a, 1-x)/c
 }
 
 // nthAvailable finds the r-th (from 0) of the available members of a
