@@ -668,7 +668,7 @@ func (b Beta) quantileFine(p float64) float64 {
 		return math.Exp(t), false
 	}
 	t := (lp + math.Log(b.Alpha) + lb) / b.Alpha // log y at the tail's asymptote
-	if t < math.Log(1e-5) { // far in the lower tail: no bisection
+	if t < math.Log(1e-5) {                      // far in the lower tail: no bisection
 		if y, ok := logNewton(t); ok && y <= 1e-4 {
 			return y
 		}
