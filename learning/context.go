@@ -317,7 +317,9 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 			out = append(out, Neighbor{Index: i, Similarity: s})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Neighbor) int {
+	// The order is total (indices differ), so ordering only the best k
+	// gives the head of the full order.
+	sortTopKeyed(out, k, func(n Neighbor) float64 { return n.Similarity }, func(a, b Neighbor) int {
 		switch {
 		case a.Similarity > b.Similarity:
 			return -1
