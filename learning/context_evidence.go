@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,6 +21,10 @@ type evidenceScratch struct {
 	credit                   []float64
 	creditStart              []int
 }
+
+// evidenceScratches pools Recommend's evidenceScratch (RecommendSet keeps
+// one in its own scratch).
+var evidenceScratches = sync.Pool{New: func() any { return new(evidenceScratch) }}
 
 // decayBase is, per indexed event, its age weight at the newest event's
 // time ref (times its project-recency weight): at any later instant t the
