@@ -257,11 +257,13 @@ const (
 // the group is lower still. That comparison needs the posterior's tail
 // probability at the current threshold (one CDF evaluation), not the
 // quantile. The choices that outcomes used, and the extra ones, are drawn
-// one by one as in Recommend. Only the draws are from a different stream
+// one by one as in Recommend, except those only tasks unlike this one used,
+// which get a draw only when it can enter the list (tailDraws, see
+// thompson_draw.go). Only the draws are from a different stream
 // of the same seeded generator, so a request is still reproducible, and
 // the quantile is computed to about 1e-12 (the draw is exact up to that
-// rounding). TestRecommendSetSameDistribution compares the two over many
-// seeds.
+// rounding). TestRecommendSetSameDistribution and
+// TestRecommendSetSameDistributionManyUsed compare the two over many seeds.
 func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[string]bool, extra []Choice,
 	x *ContextIndex, now time.Time, seed uint64) Recommendation {
 	if c.Ranking != RankingThompson {
