@@ -38,7 +38,9 @@ type decayBase struct {
 }
 
 func (c Config) decayBase(x *ContextIndex, events []ContextEvent) *decayBase {
-	if x != nil && len(x.events) == len(events) {
+	// Cached only for the index's own events.
+	own := x != nil && len(x.events) == len(events) && (len(events) == 0 || &x.events[0] == &events[0])
+	if own {
 		if d := x.decay.Load(); d != nil && d.halfLife == c.HalfLifeDays && d.projectHalfLife == c.Context.ProjectHalfLife {
 			return d
 		}
@@ -58,7 +60,7 @@ func (c Config) decayBase(x *ContextIndex, events []ContextEvent) *decayBase {
 			d.base[k] *= math.Exp2(-float64(len(events)-1-k) / d.projectHalfLife)
 		}
 	}
-	if x != nil && len(x.events) == len(events) {
+	if own {
 		x.decay.Store(d)
 	}
 	return d
