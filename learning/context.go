@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/tokenize"
@@ -94,6 +95,8 @@ type ContextIndex struct {
 	// auto is the estimated prior strength (AutoPriorStrength).
 	autoOnce sync.Once
 	auto     float64
+	// decay is the events' age weights at the newest event (contextEvidence).
+	decay atomic.Pointer[decayBase]
 }
 
 // indexStats are what a similarity search needs of an index version: the
@@ -104,6 +107,8 @@ type indexStats struct {
 	idf      []float64
 	norm     []float64
 	postings map[int32][]posting
+	// tagged lists the events of each normalised tag, in index order.
+	tagged map[string][]int32
 }
 
 // posting is an event containing a term, with the term's TF-IDF weight in it.
@@ -115,7 +120,7 @@ type posting struct {
 func (x *ContextIndex) getStats() *indexStats {
 	x.statsOnce.Do(func() {
 		st := &indexStats{idf: make([]float64, len(x.df)), norm: make([]float64, len(x.events)),
-			postings: make(map[int32][]posting, len(x.df))}
+			postings: make(map[int32][]posting, len(x.df)), tagged: map[string][]int32{}}
 		for id, df := range x.df {
 			st.idf[id] = x.idf(df)
 		}
@@ -127,6 +132,9 @@ func (x *ContextIndex) getStats() *indexStats {
 				st.postings[t.id] = append(st.postings[t.id], posting{int32(i), w})
 			}
 			st.norm[i] = math.Sqrt(n)
+			for _, t := range e.tags {
+				st.tagged[t] = append(st.tagged[t], int32(i))
+			}
 		}
 		x.stats = st
 	})
@@ -255,7 +263,20 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 	st := x.getStats()
 	// Word similarity: the dot product of the task's TF-IDF vector with
 	// every event sharing one of its terms (through the postings).
-	dots := make([]float64, len(x.events))
+	sp := similarScratches.Get().(*similarScratch)
+	defer similarScratches.Put(sp)
+	dots := growTo(sp.dots, len(x.events))
+	sp.dots = dots
+	clear(dots)
+	// shared[i]: event i shares a tag with the task (through the tag lists).
+	shared := growTo(sp.shared, len(x.events))
+	sp.shared = shared
+	clear(shared)
+	for _, t := range qtags {
+		for _, i := range st.tagged[t] {
+			shared[i] = true
+		}
+	}
 	qnorm := 0.0
 	for _, t := range q {
 		df := int32(0)
@@ -278,7 +299,7 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 	var out []Neighbor
 	for i, e := range x.events {
 		s := 0.0
-		if len(qtags) > 0 && sharesTag(qtags, e.tags) {
+		if shared[i] {
 			s = 1
 		} else if qnorm > 0 || qkind != "" {
 			if dot := dots[i]; dot > 0 && st.norm[i] > 0 && qnorm > 0 {
@@ -296,7 +317,9 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 			out = append(out, Neighbor{Index: i, Similarity: s})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Neighbor) int {
+	// The order is total (indices differ), so ordering only the best k
+	// gives the head of the full order.
+	sortTopKeyed(out, k, func(n Neighbor) float64 { return n.Similarity }, func(a, b Neighbor) int {
 		switch {
 		case a.Similarity > b.Similarity:
 			return -1
@@ -311,17 +334,10 @@ func (x *ContextIndex) Similar(task string, tags []string, o SimilarOptions) []N
 	return out
 }
 
-// sharesTag reports whether two sorted tag lists share a tag.
-func sharesTag(a, b []string) bool {
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch strings.Compare(a[i], b[j]) {
-		case 0:
-			return true
-		case -1:
-			i++
-		default:
-			j++
-		}
-	}
-	return false
+// similarScratch is Similar's per-call memory, pooled.
+type similarScratch struct {
+	dots   []float64
+	shared []bool
 }
+
+var similarScratches = sync.Pool{New: func() any { return new(similarScratch) }}

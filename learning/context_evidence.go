@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,8 +15,55 @@ type evidence struct{ s, n, ls, ln float64 }
 
 // evidenceScratch is reusable memory for contextEvidence (nil: allocate).
 type evidenceScratch struct {
-	ev                []evidence
-	decay, seen, rate []float64
+	ev                       []evidence
+	decay, seen, rate, local []float64
+	localOrder               []int
+	credit                   []float64
+	creditStart              []int
+}
+
+// evidenceScratches pools Recommend's evidenceScratch (RecommendSet keeps
+// one in its own scratch).
+var evidenceScratches = sync.Pool{New: func() any { return new(evidenceScratch) }}
+
+// decayBase is, per indexed event, its age weight at the newest event's
+// time ref (times its project-recency weight): at any later instant t the
+// age weight is 2^(−(t−ref)/half-life) times that, so a request multiplies
+// instead of computing an exponential per event. Cached per index and
+// half-lives.
+type decayBase struct {
+	halfLife, projectHalfLife float64
+	ref                       time.Time
+	base                      []float64
+}
+
+func (c Config) decayBase(x *ContextIndex, events []ContextEvent) *decayBase {
+	// Cached only for the index's own events.
+	own := x != nil && len(x.events) == len(events) && (len(events) == 0 || &x.events[0] == &events[0])
+	if own {
+		if d := x.decay.Load(); d != nil && d.halfLife == c.HalfLifeDays && d.projectHalfLife == c.Context.ProjectHalfLife {
+			return d
+		}
+	}
+	d := &decayBase{halfLife: c.HalfLifeDays, projectHalfLife: c.Context.ProjectHalfLife, base: make([]float64, len(events))}
+	for _, e := range events {
+		if e.At.After(d.ref) {
+			d.ref = e.At
+		}
+	}
+	for k, e := range events {
+		d.base[k] = 1
+		if age := d.ref.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
+			d.base[k] = math.Exp2(-age / c.HalfLifeDays)
+		}
+		if d.projectHalfLife > 0 {
+			d.base[k] *= math.Exp2(-float64(len(events)-1-k) / d.projectHalfLife)
+		}
+	}
+	if own {
+		x.decay.Store(d)
+	}
+	return d
 }
 
 // contextEvidence is the evidence of ncands candidates from the indexed
@@ -28,7 +76,10 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 		sc = &evidenceScratch{}
 	}
 	cc := c.Context
-	local := make(map[int]float64, len(neighbors)) // event index → how much it counts
+	// local[k] is how much event k counts (0: not similar).
+	local := growTo(sc.local, len(events))
+	sc.local = local
+	clear(local)
 	for _, n := range neighbors {
 		local[n.Index] = n.Similarity
 	}
@@ -46,46 +97,63 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	// Recency counts uses: the project's uses for the overall evidence, the
 	// similar tasks' uses for the local one (so that a pattern used often
 	// elsewhere keeps its weight in this context).
-	localOrder := make([]int, 0, len(neighbors))
+	localOrder := sc.localOrder[:0]
 	for _, n := range neighbors {
 		localOrder = append(localOrder, n.Index)
 	}
 	slices.Sort(localOrder)
-	// Per event, once: its age weight.
+	sc.localOrder = localOrder
+	// Per event, once: its age weight (from the index's cached weights at
+	// its newest event when now is not before it).
 	decay := growTo(sc.decay, len(events))
 	sc.decay = decay
-	for k, e := range events {
-		decay[k] = 1
-		if age := now.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
-			decay[k] = math.Exp2(-age / c.HalfLifeDays)
+	if db := c.decayBase(x, events); !now.Before(db.ref) {
+		f := 1.0
+		if age := now.Sub(db.ref).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
+			f = math.Exp2(-age / c.HalfLifeDays)
 		}
-		if cc.ProjectHalfLife > 0 {
-			decay[k] *= math.Exp2(-float64(len(events)-1-k) / cc.ProjectHalfLife)
+		for k := range events {
+			decay[k] = db.base[k] * f
+		}
+	} else {
+		for k, e := range events {
+			decay[k] = 1
+			if age := now.Sub(e.At).Hours() / 24; age > 0 && c.HalfLifeDays > 0 {
+				decay[k] = math.Exp2(-age / c.HalfLifeDays)
+			}
+			if cc.ProjectHalfLife > 0 {
+				decay[k] *= math.Exp2(-float64(len(events)-1-k) / cc.ProjectHalfLife)
+			}
 		}
 	}
 	kappa := cc.PriorStrength
 	if kappa == 0 {
 		kappa = x.AutoPriorStrength()
 	}
-	y := func(k int) float64 {
-		if events[k].Success {
-			return 1
-		}
-		return 0
-	}
 	seen := growTo(sc.seen, ncands) // recency weight of the next older use
 	sc.seen = seen
-	estimate := func(credit func(k, i int) float64) {
+	// credit[u] is the share of the u-th use (in the order of pats,
+	// flattened) of its outcome; nil: equal credit.
+	estimate := func(credit []float64) {
 		clear(ev)
 		for i := range seen {
 			seen[i] = 1
 		}
+		u := len(credit)
 		for k := len(events) - 1; k >= 0; k-- {
-			for _, i := range pats[k] {
-				w := seen[i] * decay[k] * credit(k, i)
+			d, ok := decay[k], events[k].Success
+			ps := pats[k]
+			u -= len(ps)
+			for j, i := range ps {
+				w := seen[i] * d
+				if credit != nil {
+					w *= credit[u+j]
+				}
 				seen[i] *= gamma
 				ev[i].n += w
-				ev[i].s += w * y(k)
+				if ok {
+					ev[i].s += w
+				}
 			}
 		}
 		for i := range seen {
@@ -93,15 +161,25 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 		}
 		for j := len(localOrder) - 1; j >= 0; j-- {
 			k := localOrder[j]
-			for _, i := range pats[k] {
-				w := local[k] * seen[i] * decay[k] * credit(k, i)
+			lw, d, ok := local[k], decay[k], events[k].Success
+			var cr []float64
+			if credit != nil {
+				cr = credit[sc.creditAt(pats, k):]
+			}
+			for jj, i := range pats[k] {
+				w := lw * seen[i] * d
+				if cr != nil {
+					w *= cr[jj]
+				}
 				seen[i] *= gamma
 				ev[i].ln += w
-				ev[i].ls += w * y(k)
+				if ok {
+					ev[i].ls += w
+				}
 			}
 		}
 	}
-	estimate(func(int, int) float64 { return 1 })
+	estimate(nil)
 	if cc.Credit == "blame" {
 		rate := growTo(sc.rate, ncands)
 		sc.rate = rate
@@ -112,30 +190,56 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 				rate[i] = (kappa*m + ev[i].ls) / (kappa + ev[i].ln)
 			}
 		}
-		estimate(func(k, i int) float64 {
-			if len(pats[k]) < 2 {
-				return 1
-			}
-			// The outcome came from one of its patterns; each is
-			// responsible by its likelihood of that result. Scaled so an
-			// outcome carries as much evidence in all as with equal credit.
-			lik := func(j int) float64 {
-				if events[k].Success {
-					return rate[j]
+		// The outcome came from one of its patterns; each is responsible
+		// by its likelihood of that result. Scaled so an outcome carries as
+		// much evidence in all as with equal credit.
+		credit := sc.credit[:0]
+		for k, ps := range pats {
+			if len(ps) < 2 {
+				for range ps {
+					credit = append(credit, 1)
 				}
-				return 1 - rate[j]
+				continue
 			}
+			success := events[k].Success
 			sum := 0.0
-			for _, j := range pats[k] {
-				sum += lik(j)
+			for _, j := range ps {
+				if success {
+					sum += rate[j]
+				} else {
+					sum += 1 - rate[j]
+				}
 			}
-			if sum <= 0 {
-				return 1
+			for _, i := range ps {
+				if sum <= 0 {
+					credit = append(credit, 1)
+					continue
+				}
+				lik := 1 - rate[i]
+				if success {
+					lik = rate[i]
+				}
+				credit = append(credit, float64(len(ps))*lik/sum)
 			}
-			return float64(len(pats[k])) * lik(i) / sum
-		})
+		}
+		sc.credit = credit
+		sc.creditStart = sc.creditStart[:0]
+		estimate(credit)
 	}
 	return ev, kappa
+}
+
+// creditAt is the position of event k's first use in the flattened
+// credits (computed once per estimate from the pattern counts).
+func (sc *evidenceScratch) creditAt(pats [][]int, k int) int {
+	if len(sc.creditStart) != len(pats)+1 {
+		sc.creditStart = growTo(sc.creditStart, len(pats)+1)
+		sc.creditStart[0] = 0
+		for j, ps := range pats {
+			sc.creditStart[j+1] = sc.creditStart[j] + len(ps)
+		}
+	}
+	return sc.creditStart[k]
 }
 
 // similarPast finds the past tasks similar to the request's (none when it

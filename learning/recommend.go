@@ -229,7 +229,9 @@ func (c Config) Recommend(req GuidanceRequest, cands []Choice, x *ContextIndex, 
 		}
 		pats[k] = flat[from:len(flat):len(flat)]
 	}
-	ev, kappa := c.contextEvidence(events, pats, len(cands), neighbors, x, now, nil)
+	esc := evidenceScratches.Get().(*evidenceScratch)
+	defer evidenceScratches.Put(esc)
+	ev, kappa := c.contextEvidence(events, pats, len(cands), neighbors, x, now, esc)
 	var rng *Rand
 	if c.Ranking == RankingThompson {
 		rng = NewRand(seed)

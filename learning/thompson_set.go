@@ -24,6 +24,7 @@ type ChoiceSet struct {
 	memberPos []int32   // position of a choice in its group's members
 	slots     sync.Pool // *[]int32 of len(choices), every entry free (-1)
 	events    atomic.Pointer[eventIndex]
+	protos    protoSlots // without, with similar tasks
 }
 
 // choiceGroup is the choices with the same success and failure counts.
@@ -82,6 +83,25 @@ type setScratch struct {
 	flat   []int
 	all    []setScored
 	ev     evidenceScratch
+	// tailDraws
+	fam      []int32
+	famM     []float64
+	famOrder []int32
+	isFam    []bool
+	gs       []setGroup
+	xb       []int
+}
+
+// setGroup is a group of untouched choices in a RecommendSet request.
+type setGroup struct {
+	proto  setScored // the posterior every member shares (cd nil)
+	lnorm  float64   // cdfBound's normaliser of the flipped proto
+	s, f   int64     // the counts
+	g      int32     // the set's group, or -1
+	n      int32     // members available
+	xb     []int     // positions excluded from the set's members (sorted when sorted)
+	sorted bool
+	extra  []int // extra choices in the group, by id
 }
 
 type setScored struct {
@@ -96,10 +116,11 @@ var setScratches = sync.Pool{New: func() any { return new(setScratch) }}
 
 // eventIndex maps the patterns of x's events to the set's choices (-1
 // for none), once per index (an index is immutable: a new outcome makes a
-// new one).
-func (s *ChoiceSet) eventIndex(x *ContextIndex) [][]int32 {
+// new one), with the local numbering of a request that drops no choice
+// and adds none (see RecommendSet).
+func (s *ChoiceSet) eventIndex(x *ContextIndex) *eventIndex {
 	if c := s.events.Load(); c != nil && c.x == x {
-		return c.idx
+		return c
 	}
 	idx := make([][]int32, len(x.events))
 	uses := 0
@@ -107,24 +128,93 @@ func (s *ChoiceSet) eventIndex(x *ContextIndex) [][]int32 {
 		uses += len(e.Patterns)
 	}
 	flat := make([]int32, 0, uses)
+	c := &eventIndex{x: x, idx: idx, local: make([][]int, len(x.events)), num: map[int32]int{}, unknown: map[string]bool{}}
+	lflat := make([]int, 0, uses)
 	for k, e := range x.events {
-		from := len(flat)
+		from, lfrom := len(flat), len(lflat)
 		for _, pid := range e.Patterns {
 			i, ok := s.index[pid]
 			if !ok {
 				i = -1
+				c.unknown[pid] = true
+			} else {
+				n, seen := c.num[int32(i)]
+				if !seen {
+					n = len(c.uniq)
+					c.num[int32(i)] = n
+					c.uniq = append(c.uniq, int32(i))
+					c.choices = append(c.choices, &s.choices[i])
+				}
+				lflat = append(lflat, n)
 			}
 			flat = append(flat, int32(i))
 		}
 		idx[k] = flat[from:len(flat):len(flat)]
+		c.local[k] = lflat[lfrom:len(lflat):len(lflat)]
 	}
-	s.events.Store(&eventIndex{x: x, idx: idx})
-	return idx
+	// The member positions the used choices take from their groups, by
+	// group, sorted.
+	c.xbOff = make([]int32, len(s.groups)+1)
+	for _, i := range c.uniq {
+		c.xbOff[s.groupOf[i]+1]++
+	}
+	for g := range s.groups {
+		c.xbOff[g+1] += c.xbOff[g]
+	}
+	c.xbFlat = make([]int, len(c.uniq))
+	next := slices.Clone(c.xbOff[:len(s.groups)])
+	for _, i := range c.uniq {
+		g := s.groupOf[i]
+		c.xbFlat[next[g]] = int(s.memberPos[i])
+		next[g]++
+	}
+	for g := range s.groups {
+		slices.Sort(c.xbFlat[c.xbOff[g]:c.xbOff[g+1]])
+	}
+	s.events.Store(c)
+	return c
 }
 
 type eventIndex struct {
 	x   *ContextIndex
 	idx [][]int32
+	// Without dropped or extra choices: local[k] are the local numbers of
+	// event k's patterns, uniq the set's choices by local number (choices
+	// their addresses), num the local number of a set index, unknown the
+	// ids events used that are not in the set.
+	local   [][]int
+	uniq    []int32
+	choices []*Choice
+	num     map[int32]int
+	unknown map[string]bool
+	// xbFlat[xbOff[g]:xbOff[g+1]] are the positions in group g's members
+	// of the used choices, sorted.
+	xbOff  []int32
+	xbFlat []int
+}
+
+// plain reports whether a request dropping dropped and adding extra
+// numbers its local choices as one that drops and adds none: none of them
+// is used by an indexed outcome.
+func (c *eventIndex) plain(s *ChoiceSet, dropped map[string]bool, extra []Choice) bool {
+	used := func(id string) bool {
+		if i, ok := s.index[id]; ok {
+			_, u := c.num[int32(i)]
+			return u
+		}
+		return c.unknown[id]
+	}
+	for id := range dropped {
+		if used(id) {
+			return false
+		}
+	}
+	for _, cd := range extra {
+		if used(cd.ID) {
+			return false
+		}
+	}
+	return true
 }
 
 // Len is the number of choices in the set.
@@ -167,11 +257,13 @@ const (
 // the group is lower still. That comparison needs the posterior's tail
 // probability at the current threshold (one CDF evaluation), not the
 // quantile. The choices that outcomes used, and the extra ones, are drawn
-// one by one as in Recommend. Only the draws are from a different stream
+// one by one as in Recommend, except those only tasks unlike this one used,
+// which get a draw only when it can enter the list (tailDraws, see
+// thompson_draw.go). Only the draws are from a different stream
 // of the same seeded generator, so a request is still reproducible, and
 // the quantile is computed to about 1e-12 (the draw is exact up to that
-// rounding). TestRecommendSetSameDistribution compares the two over many
-// seeds.
+// rounding). TestRecommendSetSameDistribution and
+// TestRecommendSetSameDistributionManyUsed compare the two over many seeds.
 func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[string]bool, extra []Choice,
 	x *ContextIndex, now time.Time, seed uint64) Recommendation {
 	if c.Ranking != RankingThompson {
@@ -224,7 +316,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		extraLocal[j] = -1
 	}
 	// setIdx[k][j] is the set's index of event k's j-th pattern (-1: none).
-	setIdx := set.eventIndex(x)
+	ei := set.eventIndex(x)
+	setIdx := ei.idx
 	localOf := func(k, j int) (int, bool) {
 		i := int(setIdx[k][j])
 		if i < 0 || slots[i] == slotDropped {
@@ -255,76 +348,104 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	events := x.Events()
 	var neighbors []Neighbor
 	rec.Kind, neighbors = c.similarPast(req, x)
-	pats := growTo(sc.pats, len(events))
-	sc.pats = pats
-	uses := 0
-	for _, e := range events {
-		uses += len(e.Patterns)
-	}
-	flat := growTo(sc.flat, uses)[:0]
-	for k, e := range events {
-		from := len(flat)
-		for j := range e.Patterns {
-			if i, ok := localOf(k, j); ok {
-				flat = append(flat, i)
-			}
+	var pats [][]int
+	nDropped := len(marked)
+	plain := ei.plain(set, dropped, extra)
+	if plain {
+		// The numbering cached with the index: the same as localOf's.
+		pats = ei.local
+		local = append(local, ei.choices...)
+		marked = append(marked, ei.uniq...)
+	} else {
+		pats = growTo(sc.pats, len(events))
+		sc.pats = pats
+		uses := 0
+		for _, e := range events {
+			uses += len(e.Patterns)
 		}
-		pats[k] = flat[from:len(flat):len(flat)]
+		flat := growTo(sc.flat, uses)[:0]
+		for k, e := range events {
+			from := len(flat)
+			for j := range e.Patterns {
+				if i, ok := localOf(k, j); ok {
+					flat = append(flat, i)
+				}
+			}
+			pats[k] = flat[from:len(flat):len(flat)]
+		}
+		sc.flat = flat
 	}
-	sc.flat = flat
 	ev, kappa := c.contextEvidence(events, pats, len(local), neighbors, x, now, &sc.ev)
 	type scored = setScored
-	mk := func(cd *Choice, e evidence) scored {
-		if e.n == 0 && cd.Successes+cd.Failures > 0 {
-			e.s, e.n = float64(cd.Successes), float64(cd.Successes+cd.Failures)
-		}
-		overall := Beta{Alpha: e.s + 1, Beta: e.n - e.s + 1}
-		post := overall
-		if len(neighbors) > 0 {
-			m := overall.Mean()
-			post = Beta{Alpha: kappa*m + e.ls, Beta: kappa*(1-m) + e.ln - e.ls}
-		}
-		return scored{cd: cd, post: post, mean: post.Mean(), local: e.ln, overall: e.n}
-	}
+	mk := func(cd *Choice, e evidence) scored { return scoreChoice(cd, e, kappa, len(neighbors) > 0) }
 	// Groups of untouched choices, by their counts: the set's members
 	// (ordered by id) without the used and dropped ones, and the extra
-	// choices outcomes did not use.
-	type groupState struct {
-		proto scored // the posterior every member shares (cd nil)
-		s, f  int64  // the counts
-		g     int    // the set's group, or -1
-		xb    []int  // positions excluded from the set's members, sorted
-		extra []int  // extra choices in the group, by id
-		n     int    // members available
+	// choices outcomes did not use. The set's groups come first, in their
+	// order (by counts), then the groups of extra choices alone.
+	pc := set.protoState(kappa, len(neighbors) > 0)
+	gs := growTo(sc.gs, len(set.groups))
+	if plain { // the used choices' positions, cached with the index
+		for g, gr := range set.groups {
+			xb := ei.xbFlat[ei.xbOff[g]:ei.xbOff[g+1]:ei.xbOff[g+1]]
+			gs[g] = setGroup{s: gr.successes, f: gr.failures, g: int32(g), n: int32(len(gr.members) - len(xb)), xb: xb, sorted: true}
+		}
+		for _, i := range marked[:nDropped] {
+			st := &gs[set.groupOf[i]]
+			st.n--
+			at := int(set.memberPos[i])
+			st.xb = slices.Insert(slices.Clip(st.xb), sort.SearchInts(st.xb, at), at) // a copy
+		}
+	} else {
+		for g, gr := range set.groups {
+			gs[g] = setGroup{s: gr.successes, f: gr.failures, g: int32(g), n: int32(len(gr.members))}
+		}
+		// The excluded positions of each group, carved from one array.
+		for _, i := range marked {
+			gs[set.groupOf[i]].n--
+		}
+		xbFlat := growTo(sc.xb, len(marked))
+		sc.xb = xbFlat
+		at := 0
+		for g := range gs {
+			if nx := len(set.groups[g].members) - int(gs[g].n); nx > 0 {
+				gs[g].xb = xbFlat[at : at : at+nx]
+				at += nx
+			}
+		}
+		for _, i := range marked {
+			st := &gs[set.groupOf[i]]
+			st.xb = append(st.xb, int(set.memberPos[i]))
+		}
 	}
-	var gs []groupState
-	byCounts := map[[2]int64]int{}
-	for g, gr := range set.groups {
-		byCounts[[2]int64{gr.successes, gr.failures}] = len(gs)
-		gs = append(gs, groupState{s: gr.successes, f: gr.failures, g: g, n: len(gr.members)})
-	}
-	for _, i := range marked {
-		st := &gs[set.groupOf[i]]
-		st.xb = append(st.xb, int(set.memberPos[i]))
-		st.n--
-	}
+	sorted := true
 	for j, cd := range extra {
 		if extraLocal[j] >= 0 {
 			continue
 		}
-		key := [2]int64{cd.Successes, cd.Failures}
-		k, ok := byCounts[key]
+		k, ok := slices.BinarySearchFunc(set.groups, [2]int64{cd.Successes, cd.Failures}, func(gr choiceGroup, key [2]int64) int {
+			return cmp.Or(cmp.Compare(gr.successes, key[0]), cmp.Compare(gr.failures, key[1]))
+		})
 		if !ok {
-			k = len(gs)
-			byCounts[key] = k
-			gs = append(gs, groupState{s: cd.Successes, f: cd.Failures, g: -1})
+			k = slices.IndexFunc(gs[len(set.groups):], func(st setGroup) bool { return st.s == cd.Successes && st.f == cd.Failures })
+			if k < 0 {
+				k = len(gs)
+				gs = append(gs, setGroup{s: cd.Successes, f: cd.Failures, g: -1})
+				sorted = false
+			} else {
+				k += len(set.groups)
+			}
 		}
 		gs[k].extra = append(gs[k].extra, j)
 		gs[k].n++
 	}
-	slices.SortFunc(gs, func(a, b groupState) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.f, b.f)) })
+	sc.gs = gs
+	if !sorted {
+		slices.SortStableFunc(gs, func(a, b setGroup) int { return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.f, b.f)) })
+	}
 	for k := range gs {
-		slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
+		if len(gs[k].extra) > 1 {
+			slices.SortFunc(gs[k].extra, func(a, b int) int { return strings.Compare(extra[a].ID, extra[b].ID) })
+		}
 	}
 	best := 0.0
 	all := growTo(sc.all, len(local))
@@ -335,7 +456,12 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	}
 	for k := range gs {
 		if gs[k].n > 0 {
-			gs[k].proto = mk(&Choice{Successes: gs[k].s, Failures: gs[k].f}, evidence{})
+			if g := gs[k].g; g >= 0 {
+				gs[k].proto, gs[k].lnorm = pc.protos[g], pc.lnorm[g]
+			} else {
+				gs[k].proto = mk(&Choice{Successes: gs[k].s, Failures: gs[k].f}, evidence{})
+				gs[k].lnorm = flipLnorm(gs[k].proto.post)
+			}
 			best = max(best, gs[k].proto.mean)
 		}
 	}
@@ -362,13 +488,42 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		return 0
 	}
+	// The family of local choices none of the similar tasks used (see
+	// tailDraws): drawn after the others when those fill the recommended
+	// list, else drawn one by one like them.
+	fam, famM := sc.fam[:0], sc.famM[:0]
+	inList0 := 0
 	for j := range all {
-		all[j].score = all[j].post.sampleFast(rng)
+		e := ev[j]
+		if len(neighbors) > 0 && e.ln == 0 && e.ls == 0 && listOf(all[j]) == 0 {
+			fam = append(fam, int32(j))
+			m := all[j].post.Alpha / kappa // the overall mean: post = Beta(κm, κ(1−m))
+			famM = append(famM, m)
+			continue
+		}
+		if listOf(all[j]) == 0 {
+			inList0++
+		}
+	}
+	sc.fam, sc.famM = fam, famM
+	thin := len(fam) > 0 && inList0 >= limit && kappa > 0
+	if !thin {
+		fam = fam[:0]
+	}
+	isFam := growTo(sc.isFam, len(all))
+	sc.isFam = isFam
+	clear(isFam)
+	for _, j := range fam {
+		isFam[j] = true
 	}
 	{ // the drawn one by one: select each list's head on the draws
 		var parts [2][]int32
-		for j, s := range all {
-			l := listOf(s)
+		for j := range all {
+			if isFam[j] {
+				continue
+			}
+			all[j].score = all[j].post.sampleFast(rng)
+			l := listOf(all[j])
 			parts[l] = append(parts[l], int32(j))
 		}
 		for l := range parts {
@@ -393,6 +548,10 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		return lists[l][limit-1].score
 	}
+	if thin {
+		tailDraws(rng, all, fam, famM, kappa, sc, func() float64 { return threshold(0) }, func(s scored) { push(0, s) })
+	}
+	boundTau, logX, log1mX := -1.0, 0.0, 0.0 // logs of 1 − τ for cdfBound
 	for k := range gs {
 		st := &gs[k]
 		if st.n <= 0 {
@@ -400,7 +559,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		}
 		proto := st.proto
 		l := listOf(proto)
-		sortedXB := false
+		sortedXB := st.sorted
 		var members []int32
 		if st.g >= 0 {
 			members = set.groups[st.g].members
@@ -408,7 +567,7 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 		// upper tails: P(draw > x) = CDF of Beta(β, α) at 1 − x
 		flip := Beta{Alpha: proto.post.Beta, Beta: proto.post.Alpha}
 		logU := 0.0
-		for left := st.n; left > 0; left-- {
+		for left := int(st.n); left > 0; left-- {
 			tau := threshold(l)
 			v := rng.Float64()
 			for v == 0 {
@@ -416,8 +575,13 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 			}
 			logU += math.Log(v) / float64(left)
 			tail := -math.Expm1(logU) // P(draw > this order statistic)
-			if tau >= 0 && tail >= flip.CDF(1-tau) {
-				break // this draw, and every later one of the group, is at most tau
+			if tau >= 0 {
+				if tau != boundTau {
+					boundTau, logX, log1mX = tau, math.Log1p(-tau), math.Log(tau)
+				}
+				if tail >= cdfBound(flip, st.lnorm, logX, log1mX) || tail >= flip.CDF(1-tau) {
+					break // this draw, and every later one of the group, is at most tau
+				}
 			}
 			s := proto
 			s.score = 1 - flip.quantileFine(tail)
@@ -469,8 +633,8 @@ func (c Config) RecommendSet(req GuidanceRequest, set *ChoiceSet, dropped map[st
 	return rec
 }
 
-// quantileFine is Quantile to about 1e-12 relative: bisection to 1e-6,
-// then Newton steps on the CDF; in the far lower tail (a quantile under
+// quantileFine is Quantile to about 1e-12 relative: bisection to 1e-3,
+// then Newton steps on the CDF kept inside the bracket; in the far lower tail (a quantile under
 // 1e-4, where the bisection's absolute precision is no precision at all),
 // Newton steps on log CDF against log y, from the tail's asymptote
 // F(y) ≈ y^α / (α·B(α, β)).
@@ -480,51 +644,92 @@ func (b Beta) quantileFine(p float64) float64 {
 	}
 	lb := lbeta(b.Alpha, b.Beta)
 	logDensity := func(q float64) float64 { return (b.Alpha-1)*math.Log(q) + (b.Beta-1)*math.Log1p(-q) - lb }
-	q := b.Quantile(p)
-	if q > 1e-4 {
-		for range 4 {
-			d := math.Exp(logDensity(q))
-			if !(d > 0) || math.IsInf(d, 0) {
-				break
+	lp := math.Log(p)
+	// logNewton: Newton steps on log CDF against log y from t.
+	logNewton := func(t float64) (float64, bool) {
+		for range 50 {
+			y := math.Exp(t)
+			if y <= 0 || y >= 1 {
+				return math.Exp(t), false
 			}
-			step := (b.CDF(q) - p) / d
-			next := q - step
-			if !(next > 0 && next < 1) || math.Abs(step) > 1e-5 {
-				break
+			f := b.cdfLB(y, lb)
+			if !(f > 0) {
+				return math.Exp(t), false
 			}
-			q = next
-			if math.Abs(step) < 1e-13 {
-				break
+			// d log F / d log y = density·y / F
+			g := math.Exp(logDensity(y)+t) / f
+			if !(g > 0) || math.IsInf(g, 0) {
+				return math.Exp(t), false
+			}
+			step := (math.Log(f) - lp) / g
+			t -= max(-5, min(5, step))
+			if math.Abs(step) < 1e-12 {
+				return math.Exp(t), true
 			}
 		}
+		return math.Exp(t), false
+	}
+	t := (lp + math.Log(b.Alpha) + lb) / b.Alpha // log y at the tail's asymptote
+	if t < math.Log(1e-5) {                      // far in the lower tail: no bisection
+		if y, ok := logNewton(t); ok && y <= 1e-4 {
+			return y
+		}
+	}
+	// Bisection to 1e-3, then Newton steps kept inside the bracket.
+	lo, hi := 0.0, 1.0
+	for hi-lo > 1e-3 {
+		mid := (lo + hi) / 2
+		if b.cdfLB(mid, lb) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	q := (lo + hi) / 2
+	for range 40 {
+		f := b.cdfLB(q, lb) - p
+		if f < 0 {
+			lo = q
+		} else {
+			hi = q
+		}
+		next := (lo + hi) / 2
+		if d := math.Exp(logDensity(q)); d > 0 && !math.IsInf(d, 0) {
+			if n := q - f/d; n > lo && n < hi {
+				next = n
+			}
+		}
+		step := next - q
+		q = next
+		if math.Abs(step) < 1e-14*q || hi-lo < 1e-15*q {
+			break
+		}
+	}
+	if q > 1e-4 {
 		return q
 	}
-	lp := math.Log(p)
-	t := (lp + math.Log(b.Alpha) + lb) / b.Alpha // log y
 	if t > math.Log(1e-4) {
 		t = math.Log(q + 1e-300)
 	}
-	for range 50 {
-		y := math.Exp(t)
-		if y <= 0 || y >= 1 {
-			break
-		}
-		f := b.CDF(y)
-		if !(f > 0) {
-			break
-		}
-		// d log F / d log y = density·y / F
-		g := math.Exp(logDensity(y)+t) / f
-		if !(g > 0) || math.IsInf(g, 0) {
-			break
-		}
-		step := (math.Log(f) - lp) / g
-		t -= max(-5, min(5, step))
-		if math.Abs(step) < 1e-12 {
-			break
-		}
+	y, _ := logNewton(t)
+	return y
+}
+
+// cdfLB is CDF given lb = lbeta(α, β) (quantileFine evaluates it many
+// times for one distribution).
+func (b Beta) cdfLB(x, lb float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
 	}
-	return math.Exp(t)
+	a, c := b.Alpha, b.Beta
+	front := math.Exp(-lb + a*math.Log(x) + c*math.Log1p(-x))
+	if x < (a+1)/(a+c+2) {
+		return front * betaCF(a, c, x) / a
+	}
+	return 1 - front*betaCF(c, a, 1-x)/c
 }
 
 // nthAvailable finds the r-th (from 0) of the available members of a
