@@ -22,6 +22,14 @@ budget=${KAIZEN_FUZZ_BUDGET:-420}
 known=" ${KAIZEN_FUZZ_KNOWN:-} "
 only=" $* "
 
+# Every target, sorted, then rotated by the day of the year: when the budget
+# runs out before the end of the list, a different part of it is left out
+# each day instead of always the same last targets.
+mapfile -t targets < <(grep -rHoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . | sed -E 's/:func /:/' | sort)
+n=${#targets[@]}
+shift_by=$(( n > 0 ? 10#$(date -u +%j) % n : 0 ))
+targets=("${targets[@]:shift_by}" "${targets[@]:0:shift_by}")
+
 start=$SECONDS
 failed=() knownfail=() skipped=() ran=0
 while IFS=: read -r file name; do
@@ -39,7 +47,7 @@ while IFS=: read -r file name; do
   else
     failed+=("$dir $name"); ran=$((ran + 1))
   fi
-done < <(grep -rHoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . | sed -E 's/:func /:/' | sort)
+done < <(printf '%s\n' "${targets[@]}")
 
 echo "== fuzzed $ran target(s) in $((SECONDS - start))s"
 ((${#skipped[@]})) && echo "not fuzzed (budget of ${budget}s spent): ${skipped[*]}"
