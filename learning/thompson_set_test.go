@@ -3,7 +3,6 @@ package learning_test
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -105,27 +104,9 @@ func TestRecommendSetSameDistribution(t *testing.T) {
 			name     string
 			old, new freq
 		}{{"first", of, nf}, {"recommended", oi, ni}, {"avoid", oa, na}, {"explore", oe, ne}, {"group count", oh, nh}} {
-			keys := map[string]bool{}
-			for k := range c.old {
-				keys[k] = true
-			}
-			for k := range c.new {
-				keys[k] = true
-			}
-			for k := range keys {
-				p, q := c.old[k]/seeds, c.new[k]/seeds
-				m := (p + q) / 2
-				tol := 5*math.Sqrt(2*m*(1-m)/seeds) + 0.002
-				if math.Abs(p-q) > tol {
-					t.Errorf("task %q: %s %s: %.4f with Recommend, %.4f with RecommendSet (tolerance %.4f)", req.Task, c.name, k, p, q, tol)
-				}
-			}
+			sameFrequencies(t, req.Task, c.name, c.old, c.new, seeds)
 		}
-		for id, r := range nrates {
-			if o, ok := orates[id]; ok && o != r {
-				t.Errorf("task %q: rate of %s: %v with Recommend, %v with RecommendSet", req.Task, id, o, r)
-			}
-		}
+		sameRates(t, req.Task, orates, nrates)
 		if len(na) == 0 || len(ne) == 0 {
 			t.Errorf("task %q: the world should have patterns to avoid and to explore (avoid %v, explore %v)", req.Task, na, ne)
 		}
