@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	kaizen "github.com/kaizenhq/kaizen"
-	"github.com/kaizenhq/kaizen/internal/pgtest"
 )
 
 // Two daemons recording the outcomes of the same tasks at once: the
@@ -15,18 +14,7 @@ import (
 // once in its patterns.
 func TestTwoEnginesSameTasksPostgres(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t)
-	open := func() *kaizen.Engine {
-		cfg := kaizen.DefaultConfig()
-		cfg.DB, cfg.Project, cfg.Home = dsn, "same-tasks", t.TempDir()
-		e, err := kaizen.Open(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	engines := []*kaizen.Engine{open(), open()}
+	engines := twoPostgresEngines(t, "same-tasks")
 	const tasks, workers = 48, 6
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*tasks)

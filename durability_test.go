@@ -54,14 +54,14 @@ func TestConcurrentObservationsSQLite(t *testing.T) {
 	}
 }
 
-// Two engines (two kaizen servers) sharing one PostgreSQL database record
-// outcomes on the same pattern and criteria concurrently: exact counts.
-func TestTwoEnginesSharePostgres(t *testing.T) {
-	t.Parallel()
+// twoPostgresEngines opens two engines (two kaizen servers) on one
+// PostgreSQL test database, each with its own home, default project project.
+func twoPostgresEngines(t *testing.T, project string) []*kaizen.Engine {
+	t.Helper()
 	dsn := pgtest.DSN(t)
 	open := func() *kaizen.Engine {
 		cfg := kaizen.DefaultConfig()
-		cfg.DB, cfg.Project, cfg.Home = dsn, "shared", t.TempDir()
+		cfg.DB, cfg.Project, cfg.Home = dsn, project, t.TempDir()
 		e, err := kaizen.Open(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +69,14 @@ func TestTwoEnginesSharePostgres(t *testing.T) {
 		t.Cleanup(func() { e.Close() })
 		return e
 	}
-	engines := []*kaizen.Engine{open(), open()}
+	return []*kaizen.Engine{open(), open()}
+}
+
+// Two engines (two kaizen servers) sharing one PostgreSQL database record
+// outcomes on the same pattern and criteria concurrently: exact counts.
+func TestTwoEnginesSharePostgres(t *testing.T) {
+	t.Parallel()
+	engines := twoPostgresEngines(t, "shared")
 	const perEngine, workers = 40, 8
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*perEngine)

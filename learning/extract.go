@@ -84,13 +84,8 @@ type Extracted struct {
 
 // ExtractPatterns detects the seed's strategies in a decomposition
 // description, in English and Chinese phrasings, case-insensitively. Results
-// follow the strategies' fixed order, one per strategy. The results of
-// recent descriptions are remembered (see extractMemo).
+// follow the strategies' fixed order, one per strategy.
 func ExtractPatterns(description string) []Extracted {
-	return extractMemo.get(description)
-}
-
-func extractPatterns(description string) []Extracted {
 	var out []Extracted
 	for _, s := range Strategies {
 		if m := s.zh.FindString(description); m != "" {

@@ -184,6 +184,20 @@ type GuidanceRequest struct {
 	Kind string `json:"kind,omitempty"`
 	// Limit bounds the ranked patterns (default 10).
 	Limit int `json:"limit,omitempty"`
+	// Mentioned, when not nil, holds ExtractPatterns(Task), extracted once
+	// by a caller that needed it before building guidance (the guidance
+	// index finds the mentioned patterns with it); nil: BuildGuidance
+	// extracts it.
+	Mentioned []Extracted `json:"-"`
+}
+
+// MentionedStrategies is ExtractPatterns(req.Task), taken from
+// req.Mentioned when the caller already extracted it.
+func (req GuidanceRequest) MentionedStrategies() []Extracted {
+	if req.Mentioned != nil || req.Task == "" {
+		return req.Mentioned
+	}
+	return ExtractPatterns(req.Task)
 }
 
 // AntiPatternView is an anti-pattern in guidance.
@@ -251,7 +265,10 @@ func (c Config) BuildGuidance(req GuidanceRequest, views []PatternView, manualRe
 		limit = 10
 	}
 	if req.Task != "" {
-		g.Mentioned = ExtractPatterns(req.Task)
+		g.Mentioned = nil // a task that names no strategy: none (null)
+		if m := req.MentionedStrategies(); len(m) > 0 {
+			g.Mentioned = m
+		}
 	}
 	mentioned := newMentionMatcher(g.Mentioned)
 

@@ -149,16 +149,23 @@ func (t *Tx) flushRows(ctx context.Context) error {
 		}
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
 	}
+	if err := t.writeRows(ctx, patterns, maturity); err != nil {
+		return err
+	}
+	return t.flushDeltas(ctx)
+}
+
+// writeRows writes a group's changed patterns and maturity records, then
+// its appended rows (maturity feedback): the part of a flush both the
+// statement-by-statement and the pipelined flush do alike.
+func (t *Tx) writeRows(ctx context.Context, patterns []learning.Pattern, maturity []learning.Maturity) error {
 	if err := t.writeStagedPatterns(ctx, patterns); err != nil {
 		return err
 	}
 	if err := t.writeMaturities(ctx, maturity); err != nil {
 		return err
 	}
-	if err := t.flushAppends(ctx); err != nil {
-		return err
-	}
-	return t.flushDeltas(ctx)
+	return t.flushAppends(ctx)
 }
 
 // touch records that a pattern (or its maturity record) changed; reset

@@ -123,13 +123,7 @@ func (t *Tx) flushPipelined(ctx context.Context) (err error) {
 		}
 		written = append(written, k)
 	}
-	if err := t.writeStagedPatterns(ctx, patterns); err != nil {
-		return err
-	}
-	if err := t.writeMaturities(ctx, maturity); err != nil {
-		return err
-	}
-	if err := t.flushAppends(ctx); err != nil {
+	if err := t.writeRows(ctx, patterns, maturity); err != nil {
 		return err
 	}
 	deltas, err := t.queueShardLocks(ctx)

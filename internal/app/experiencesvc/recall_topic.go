@@ -68,11 +68,7 @@ func (s *Service) lessonTopic(qv []float32, h *experience.Heuristic, stored floa
 	if len(v) != len(qv) {
 		return stored
 	}
-	var dot float64
-	for i := range v {
-		dot += float64(v[i]) * float64(qv[i])
-	}
-	return max(dot, stored)
+	return max(dot(v, qv), stored)
 }
 
 // triggerPasses is the second check of a heuristic that passed the topic
@@ -97,9 +93,5 @@ func (s *Service) triggerPasses(cal experience.RecallCalibration, c experience.C
 	if len(v) != len(qv) {
 		return true
 	}
-	var dot float64
-	for i := range v {
-		dot += float64(v[i]) * float64(qv[i])
-	}
-	return cal.TriggerPasses(topic, dot)
+	return cal.TriggerPasses(topic, dot(v, qv))
 }

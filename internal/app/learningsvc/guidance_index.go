@@ -268,7 +268,7 @@ func (s *Service) guidanceViews(ctx context.Context, tx store.Tx, snap *cachedPr
 			return patternSet{}, false, err
 		}
 	}
-	if mentioned := learning.ExtractPatterns(in.Task); len(mentioned) > 0 {
+	if mentioned := in.MentionedStrategies(); len(mentioned) > 0 {
 		for _, e := range mentioned {
 			for _, k := range []string{e.Tag(), strings.ToLower(e.Label), strings.ToLower(e.LabelZH)} {
 				if k == "" {

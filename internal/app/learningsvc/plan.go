@@ -86,6 +86,11 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 	if in.Kind != "" && !slices.Contains(learning.TaskKinds, in.Kind) {
 		return nil, app.Invalid(op, "kind", "must be one of %s", strings.Join(learning.TaskKinds, ", "))
 	}
+	// The strategies the task mentions, extracted once: the guidance index
+	// looks them up and the guidance flags them.
+	if in.Mentioned = learning.ExtractPatterns(in.Task); in.Mentioned == nil {
+		in.Mentioned = []learning.Extracted{}
+	}
 	var g learning.Guidance
 	err = s.env.View(ctx, op, func(tx store.Tx) error {
 		buf := viewBuffers.Get().(*[]learning.PatternView)
