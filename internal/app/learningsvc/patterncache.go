@@ -3,6 +3,7 @@ package learningsvc
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kaizenhq/kaizen/store"
@@ -36,6 +37,8 @@ type patternCache struct {
 	projects map[string]*cachedProject
 	limit    int
 	snaps    *patternSnapshots // nil: none
+	// fullLoads counts the loads of every pattern of a project (tests).
+	fullLoads atomic.Int64
 }
 
 type cachedProject struct {
@@ -88,23 +91,39 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		}
 		c.store(project, next, cur)
 		return next, nil
-	}
-	// First use, or a pattern was deleted since the cached state: start
-	// from the saved snapshot of the project's base when it is usable
-	// (made from this database at a version not newer than tx's and not
-	// older than the last deletion), else load every pattern.
-	if cur == nil {
-		if from, ok := c.snaps.restore(ctx, tx, project, v); ok {
-			next := from
-			if v.Version > from.version {
-				if next, err = c.advance(ctx, tx, project, from, v.Version); err != nil {
-					return nil, err
-				}
-			}
+	case cur != nil && v.Version > cur.version: // a pattern was deleted since the cached state
+		next, ok, err := c.afterReset(ctx, tx, project, cur, v)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			c.store(project, next, cur)
 			return next, nil
 		}
 	}
+	// First use: start from the saved snapshot of the project's base when
+	// it is usable (made from this database at a version not newer than
+	// tx's), brought up to date (after a deletion since it, see
+	// afterReset), else load every pattern.
+	if cur == nil {
+		if from, ok := c.snaps.restore(ctx, tx, project, v); ok {
+			next, ok := from, true
+			switch {
+			case v.ResetVersion > from.version:
+				next, ok, err = c.afterReset(ctx, tx, project, from, v)
+			case v.Version > from.version:
+				next, err = c.advance(ctx, tx, project, from, v.Version)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				c.store(project, next, cur)
+				return next, nil
+			}
+		}
+	}
+	c.fullLoads.Add(1)
 	rows, err := loadRows(ctx, tx, project)
 	if err != nil {
 		return nil, err

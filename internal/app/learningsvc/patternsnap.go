@@ -123,8 +123,6 @@ func (s *patternSnapshots) restore(ctx context.Context, tx store.Tx, project str
 		err = errors.New("it belongs to another database or project")
 	case h.Version > v.Version:
 		err = fmt.Errorf("it is at version %d, newer than the store's %d", h.Version, v.Version)
-	case h.Version < v.ResetVersion:
-		err = fmt.Errorf("a pattern was deleted after it (version %d, deletion at %d)", h.Version, v.ResetVersion)
 	}
 	if err != nil {
 		s.logger.Warn("pattern snapshot ignored", "project", project, "err", err)
