@@ -436,7 +436,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 		return fmt.Errorf("begin sqlite read: %w", err)
 	}
 	defer tx.Rollback()
-	return run(fn, sqlstore.NewTx(tx, sqlstore.SQLite, nil))
+	return run(fn, sqlstore.NewTx(tx, readDialect, nil))
 }
 
 // Close stops the writer after the batch in progress and closes the database.

@@ -13,6 +13,10 @@ func (t *Tx) EachPatternID(ctx context.Context, project string, fn func(id []byt
 	if err := t.flushFirst(ctx); err != nil {
 		return err
 	}
+	return t.withScanCache(ctx, func() error { return t.eachPatternID(ctx, project, fn) })
+}
+
+func (t *Tx) eachPatternID(ctx context.Context, project string, fn func(id []byte) error) error {
 	rows, err := t.rows(ctx, `SELECT id FROM patterns WHERE project = ? ORDER BY created_at, id`, project)
 	if err != nil {
 		return fmt.Errorf("list pattern ids: %w", err)

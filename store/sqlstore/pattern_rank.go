@@ -16,6 +16,10 @@ func (t *Tx) EachPatternRank(ctx context.Context, project string, fn func(*store
 	if err := t.flushFirst(ctx); err != nil {
 		return err
 	}
+	return t.withScanCache(ctx, func() error { return t.eachPatternRank(ctx, project, fn) })
+}
+
+func (t *Tx) eachPatternRank(ctx context.Context, project string, fn func(*store.PatternRank) error) error {
 	rows, err := t.rows(ctx, `SELECT p.id, p.content, p.kind, p.tags, COALESCE(p.anti_pattern_id, '') <> '', p.success_count, p.failure_count,
 		m.helpful_sum, m.helpful_ref, m.harmful_sum, m.harmful_ref, m.manual_state
 		FROM patterns p LEFT JOIN maturity m ON m.project = p.project AND m.pattern_id = p.id

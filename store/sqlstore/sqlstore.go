@@ -66,6 +66,11 @@ type Dialect struct {
 	// group), and a context without Done spares the driver and
 	// database/sql a goroutine per statement watching it.
 	Uninterrupted bool
+	// ScanCache, when set, are the statements that shrink the
+	// connection's page cache before a read of every row of a project's
+	// patterns (EachPatternRank, EachPatternID) and restore it after (see
+	// scancache.go).
+	ScanCache [2]string
 }
 
 // FullTextEngine names how a dialect indexes search documents.

@@ -1,6 +1,7 @@
 package learningsvc
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -172,31 +173,56 @@ func (s *patternSnapshots) wait() {
 // save writes a snapshot atomically (a temporary file renamed over the old
 // one).
 func (s *patternSnapshots) save(h patternSnapHeader, rows []patternRow, byID []int32) error {
-	data, err := encodePatternSnapshot(h, rows, byID)
-	if err != nil {
-		return err
-	}
 	return atomicfile.Write(s.file(h.StoreID, h.Project), func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
+		return writePatternSnapshot(w, h, rows, byID)
 	})
 }
 
-// encodePatternSnapshot lays out a snapshot: the magic, the header, then
-// the interned strings (kinds, states, tags), the rows' numbers and
-// string references, one blob of every id and content, the positions in
-// id order, and a CRC-32.
+// encodePatternSnapshot returns a snapshot file's bytes (writePatternSnapshot).
 func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writePatternSnapshot(&buf, h, rows, byID); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// snapChunk is how much of a snapshot is laid out in memory before it is
+// written: the file is streamed, not built whole (it is about the size of
+// the rows, and was a fifth of the memory allocated by a full load).
+const snapChunk = 64 << 10
+
+// writePatternSnapshot lays out a snapshot into w: the magic, the header,
+// then the interned strings (kinds, states, tags), the rows' numbers and
+// string references, one blob of every id and content, the positions in
+// id order, and a CRC-32 of everything before it.
+func writePatternSnapshot(w io.Writer, h patternSnapHeader, rows []patternRow, byID []int32) error {
 	if len(byID) != len(rows) {
-		return nil, errors.New("pattern snapshot: id order of another length")
+		return errors.New("pattern snapshot: id order of another length")
 	}
 	head, err := json.Marshal(h)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	b := []byte(patternSnapMagic)
+	sum := crc32.NewIEEE()
+	out := io.MultiWriter(w, sum)
+	b := make([]byte, 0, snapChunk+1024)
+	flush := func(force bool) error {
+		if len(b) == 0 || (!force && len(b) < snapChunk) {
+			return nil
+		}
+		_, err := out.Write(b)
+		b = b[:0]
+		return err
+	}
+	b = append(b, patternSnapMagic...)
 	b = binary.AppendUvarint(b, uint64(len(head)))
-	b = append(b, head...)
+	if err := flush(true); err != nil {
+		return err
+	}
+	if _, err := out.Write(head); err != nil {
+		return err
+	}
 	// interned strings: index 0 is ""
 	table := map[string]uint64{"": 0}
 	names := []string{""}
@@ -220,6 +246,9 @@ func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32)
 	for _, n := range names {
 		b = binary.AppendUvarint(b, uint64(len(n)))
 		b = append(b, n...)
+		if err := flush(false); err != nil {
+			return err
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(rows)))
 	blob := 0
@@ -228,7 +257,7 @@ func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32)
 		r := &rows[i]
 		blob += len(r.id) + len(r.content)
 		if uint64(len(r.id)) > math.MaxUint32 || uint64(len(r.content)) > math.MaxUint32 || blob > math.MaxUint32 {
-			return nil, errors.New("pattern snapshot: texts beyond 4 GiB")
+			return errors.New("pattern snapshot: texts beyond 4 GiB")
 		}
 		var flags byte
 		if r.inverted {
@@ -249,16 +278,29 @@ func encodePatternSnapshot(h patternSnapHeader, rows []patternRow, byID []int32)
 		for _, t := range r.tags {
 			b = le.AppendUint32(b, uint32(table[t]))
 		}
+		if err := flush(false); err != nil {
+			return err
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(blob))
 	for i := range rows {
 		b = append(b, rows[i].id...)
 		b = append(b, rows[i].content...)
+		if err := flush(false); err != nil {
+			return err
+		}
 	}
 	for _, p := range byID {
 		b = le.AppendUint32(b, uint32(p))
+		if err := flush(false); err != nil {
+			return err
+		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
+	if err := flush(true); err != nil {
+		return err
+	}
+	_, err = w.Write(le.AppendUint32(b, sum.Sum32()))
+	return err
 }
 
 // rowFixed is the size of a row's fixed part in a snapshot: the lengths
