@@ -13,7 +13,8 @@ import (
 // memory for plan guidance, refreshed incrementally from the store's
 // pattern version (store.PatternVersion): a guidance request reads the
 // version and the patterns changed since the cached one in the same
-// snapshot, so the cache is exact even when other processes or servers
+// snapshot (after a deletion, also the ids of the current patterns:
+// afterReset), so the cache is exact even when other processes or servers
 // write to the same database. A project's state is an immutable snapshot
 // (a new one is built when something changed), so concurrent readers
 // never see it change under them.

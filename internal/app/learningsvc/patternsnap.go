@@ -29,9 +29,10 @@ import (
 // after the load, waited for at Close — and the first guidance request of
 // a later process starts from that file: it checks that the file belongs to
 // the same database (store id and location) and project, at a version not
-// newer than the store's and not older than its last pattern deletion
-// (store.PatternVersion), then reads the patterns changed since that
-// version, exactly as a running engine catches up with another process.
+// newer than the store's (store.PatternVersion), then reads the patterns
+// changed since that version, exactly as a running engine catches up with
+// another process (after a pattern deletion since the file, with the ids
+// of the current patterns: see afterReset).
 // A missing, unusable or damaged file only means a full load. Stores given
 // by the program and in-memory stores get no snapshots (as the vector
 // index snapshots, internal/veccache).
