@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,41 @@ func TestPatternCacheAfterDeletion(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPatternCacheAfterDeletionStaleState: a cached state that lacks a
+// pattern the store lists unchanged (it does not match the store) is not
+// patched: the service loads every pattern again.
+func TestPatternCacheAfterDeletionStaleState(t *testing.T) {
+	st, db := openStore(t, "sqlite")
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := t0.Add(2 * time.Hour)
+	snapWorld(t, st, 200, t0)
+	ctx := context.Background()
+	s := New(app.NewEnv(st, func() time.Time { return now }, nil, "x"), learning.DefaultConfig(), Hooks{})
+	if _, err := s.PlanGuidance(ctx, PlanInput{Project: "x", Task: "split by feature"}); err != nil {
+		t.Fatal(err)
+	}
+	cur := s.cache.projects["x"]
+	rows := append([]patternRow(nil), cur.base.rows[1:]...) // the first pattern missing
+	s.cache.projects["x"] = &cachedProject{version: cur.version, base: newPatternBase(rows)}
+	if err := st.Update(ctx, func(tx store.Tx) error { return tx.DeletePattern(ctx, "x", "p-00100") }); err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.PlanGuidance(ctx, PlanInput{Project: "x", Task: "split by feature and see", Limit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.cache.fullLoads.Load(); n != 2 {
+		t.Fatalf("%d full loads, want 2 (the stale state reloaded)", n)
+	}
+	if got := len(s.cache.projects["x"].base.rows); got != 199 {
+		t.Fatalf("%d patterns cached, want 199", got)
+	}
+	want, _, _ := guidanceJSON(t, st, db, "", now, learning.RankingThompson)
+	b, _ := json.Marshal(g)
+	if !strings.HasPrefix(want, string(b)) {
+		t.Fatalf("guidance after reloading differs from a full load:\ngot  %s\nfull %s", b, want)
 	}
 }
