@@ -102,6 +102,12 @@ type Recovery struct {
 	RegainPerSeed []*int `json:"regain_per_seed"`
 	Regained      int    `json:"regained"`
 	RegainTasks   *Stat  `json:"regain_tasks"`
+	// RegainPooled is regain on the seeds pooled: the policy's and the
+	// oracle's expected success summed over seeds per task, so that one
+	// seed's lucky or unlucky window before the drift does not set the
+	// target alone, and a seed that does not regain is not left out of
+	// the number (nil: not regained).
+	RegainPooled *int `json:"regain_pooled"`
 }
 
 // FamilyStat is the success on one task family.
@@ -223,6 +229,16 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 			}
 			rc.PerSeed, rc.Recovered, rc.Tasks = count(recovery)
 			rc.RegainPerSeed, rc.Regained, rc.RegainTasks = count(regain)
+			pe, pb := make([]float64, n), make([]float64, n)
+			for si, tr := range trs {
+				for t := range n {
+					pe[t] += tr.expected[t]
+					pb[t] += tapes[si].best[t]
+				}
+			}
+			if k, ok := regain(pe, pb, d, end, win, opts.Tolerance); ok {
+				rc.RegainPooled = &k
+			}
 			pr.Recovery = append(pr.Recovery, rc)
 		}
 		for _, tr := range trs {
