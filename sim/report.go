@@ -229,14 +229,11 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 			}
 			rc.PerSeed, rc.Recovered, rc.Tasks = count(recovery)
 			rc.RegainPerSeed, rc.Regained, rc.RegainTasks = count(regain)
-			pe, pb := make([]float64, n), make([]float64, n)
+			es, bs := make([][]float64, seeds), make([][]float64, seeds)
 			for si, tr := range trs {
-				for t := range n {
-					pe[t] += tr.expected[t]
-					pb[t] += tapes[si].best[t]
-				}
+				es[si], bs[si] = tr.expected, tapes[si].best
 			}
-			if k, ok := regain(pe, pb, d, end, win, opts.Tolerance); ok {
+			if k, ok := pooledRegain(es, bs, d, end, win, opts.Tolerance); ok {
 				rc.RegainPooled = &k
 			}
 			pr.Recovery = append(pr.Recovery, rc)
@@ -312,6 +309,23 @@ func regain(expected, best []float64, d, end, win int, tol float64) (int, bool) 
 		}
 	}
 	return 0, false
+}
+
+// pooledRegain is regain on the seeds pooled: expected[s][t] and
+// best[s][t] summed over the seeds s per task t.
+func pooledRegain(expected, best [][]float64, d, end, win int, tol float64) (int, bool) {
+	if len(expected) == 0 {
+		return 0, false
+	}
+	n := len(expected[0])
+	pe, pb := make([]float64, n), make([]float64, n)
+	for s := range expected {
+		for t := range n {
+			pe[t] += expected[s][t]
+			pb[t] += best[s][t]
+		}
+	}
+	return regain(pe, pb, d, end, win, tol)
 }
 
 // rolling is the trailing mean over up to win values.
