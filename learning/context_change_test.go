@@ -113,3 +113,22 @@ func TestChangeConfigValidation(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRecommendSetChange: BenchmarkRecommendSet's ranking at 10,000
+// patterns with change detection off (the default) and on.
+func BenchmarkRecommendSetChange(b *testing.B) {
+	set, idx, now := benchSetWorld(10_000)
+	req := learning.GuidanceRequest{Task: "Refactor the billing module, one file per subtask"}
+	for _, th := range []float64{0, 6} {
+		cfg := learning.DefaultConfig()
+		cfg.Context.ChangeThreshold = th
+		b.Run(fmt.Sprintf("change_threshold=%g", th), func(b *testing.B) {
+			cfg.RecommendSet(req, set, nil, nil, idx, now, 1)
+			seed := uint64(0)
+			for b.Loop() {
+				seed++
+				cfg.RecommendSet(req, set, nil, nil, idx, now.Add(time.Duration(seed)*time.Millisecond), seed)
+			}
+		})
+	}
+}
