@@ -108,6 +108,13 @@ type Recovery struct {
 	// target alone, and a seed that does not regain is not left out of
 	// the number (nil: not regained).
 	RegainPooled *int `json:"regain_pooled"`
+	// RegainSkill is pooled regain on the policy's skill, its expected
+	// success above random choice's as a share of the oracle's above
+	// random's (skillRegain): 0 for random choice and the oracle in
+	// every world, so that a drift that only makes the world harder or
+	// easier for everyone is not counted as forgetting (nil: not
+	// regained).
+	RegainSkill *int `json:"regain_skill"`
 }
 
 // FamilyStat is the success on one task family.
@@ -142,6 +149,14 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 	}
 	r.Oracle, r.OracleExpected = stat(oracleSuccess), stat(oracleExp)
 
+	// rnd is random choice's expected success per seed and task (skillRegain).
+	rnd := make([][]float64, len(tapes))
+	for si, tp := range tapes {
+		rnd[si] = make([]float64, n)
+		for t := range n {
+			rnd[si][t] = randomExpected(w.Combine, tp.rates[t], w.K)
+		}
+	}
 	for pi, spec := range opts.Policies {
 		trs := traces[pi]
 		seeds := len(trs)
@@ -235,6 +250,9 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 			}
 			if k, ok := pooledRegain(es, bs, d, end, win, opts.Tolerance); ok {
 				rc.RegainPooled = &k
+			}
+			if k, ok := skillRegain(es, bs, rnd, d, end, win, opts.Tolerance); ok {
+				rc.RegainSkill = &k
 			}
 			pr.Recovery = append(pr.Recovery, rc)
 		}
