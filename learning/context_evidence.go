@@ -20,6 +20,7 @@ type evidenceScratch struct {
 	localOrder               []int
 	credit                   []float64
 	creditStart              []int
+	change                   changeScratch
 }
 
 // evidenceScratches pools Recommend's evidenceScratch (RecommendSet keeps
@@ -130,6 +131,10 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	if kappa == 0 {
 		kappa = x.AutoPriorStrength()
 	}
+	// cut[i]: candidate i's uses in events older than cut[i] precede a
+	// detected change of its rate and are discounted (context_change.go).
+	cut := cc.changeCuts(events, pats, ncands, &sc.change)
+	discount := cc.ChangeDiscount
 	seen := growTo(sc.seen, ncands) // recency weight of the next older use
 	sc.seen = seen
 	// credit[u] is the share of the u-th use (in the order of pats,
@@ -148,6 +153,9 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 				w := seen[i] * d
 				if credit != nil {
 					w *= credit[u+j]
+				}
+				if k < cut[i] {
+					w *= discount
 				}
 				seen[i] *= gamma
 				ev[i].n += w
@@ -170,6 +178,9 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 				w := lw * seen[i] * d
 				if cr != nil {
 					w *= cr[jj]
+				}
+				if k < cut[i] {
+					w *= discount
 				}
 				seen[i] *= gamma
 				ev[i].ln += w

@@ -57,6 +57,15 @@ type ContextConfig struct {
 	// ages the evidence of patterns nobody uses any more, so a pattern
 	// judged bad long ago becomes uncertain again and is re-tried.
 	ProjectHalfLife float64 `toml:"project_half_life" json:"project_half_life"`
+	// ChangeThreshold turns on change detection per pattern (0 disables):
+	// when the likelihood ratio, in nats, of a change of a pattern's
+	// success rate at some past use against no change exceeds it, the
+	// pattern's uses before the change count ChangeDiscount times (see
+	// context_change.go).
+	ChangeThreshold float64 `toml:"change_threshold" json:"change_threshold"`
+	// ChangeDiscount is the factor on a pattern's uses before a detected
+	// change, in [0, 1] (0 forgets them).
+	ChangeDiscount float64 `toml:"change_discount" json:"change_discount"`
 	// Credit is how an outcome of several patterns is shared: "blame"
 	// (default) attributes it to each pattern by its likelihood under the
 	// current estimates, so a good strategy paired with a bad one is not
@@ -93,7 +102,7 @@ const fixedPriorStrength = 2
 
 // DefaultContextConfig is the default of task-conditioned ranking.
 func DefaultContextConfig() ContextConfig {
-	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 0, UseHalfLife: 20, Credit: "blame",
+	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 0, UseHalfLife: 20, ChangeThreshold: 0, ChangeDiscount: 0.1, Credit: "blame",
 		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35, InferKind: true, KindWeight: 1, CrossKind: 0.25}
 }
 
@@ -110,6 +119,10 @@ func (c ContextConfig) validate() error {
 		return &ConfigError{"context.use_half_life", c.UseHalfLife, "must be >= 0 (0 disables)"}
 	case c.ProjectHalfLife < 0 || math.IsNaN(c.ProjectHalfLife) || math.IsInf(c.ProjectHalfLife, 0):
 		return &ConfigError{"context.project_half_life", c.ProjectHalfLife, "must be >= 0 (0 disables)"}
+	case !(c.ChangeThreshold >= 0) || math.IsInf(c.ChangeThreshold, 0):
+		return &ConfigError{"context.change_threshold", c.ChangeThreshold, "must be >= 0 (0 disables)"}
+	case !(c.ChangeDiscount >= 0 && c.ChangeDiscount <= 1):
+		return &ConfigError{"context.change_discount", c.ChangeDiscount, "must be in [0, 1]"}
 	case c.Credit != "blame" && c.Credit != "equal":
 		return &ConfigError{"context.credit", c.Credit, `must be "blame" or "equal"`}
 	case c.History < 1:

@@ -42,7 +42,9 @@ func WriteTable(w io.Writer, r *Report) error {
 
 	if len(r.Drifts) > 0 {
 		ew.printf("\nsuccess by phase; tasks to recover after a drift (expected success over the next %d tasks within %.0f points of the oracle's)\n"+
-			"and to regain the policy's own level (its share of the oracle over those tasks back within %.0f points of its share before the drift)\n",
+			"and to regain the policy's own level (its share of the oracle over those tasks back within %.0f points of its share before the drift),\n"+
+			"per seed (mean over the seeds that regain), POOLED over seeds (expected success summed over seeds per task),\n"+
+			"and pooled on SKILL (expected success above random choice's, as a share of the oracle's above random's)\n",
 			r.Window, r.Tolerance*100, r.Tolerance*100)
 		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		head := []string{"POLICY"}
@@ -50,7 +52,7 @@ func WriteTable(w io.Writer, r *Report) error {
 			head = append(head, fmt.Sprintf("TASKS %d-%d", s.From, s.To))
 		}
 		for _, d := range r.Drifts {
-			head = append(head, fmt.Sprintf("RECOVERY @%d", d), fmt.Sprintf("REGAIN @%d", d))
+			head = append(head, fmt.Sprintf("RECOVERY @%d", d), fmt.Sprintf("REGAIN @%d", d), fmt.Sprintf("POOLED @%d", d), fmt.Sprintf("SKILL @%d", d))
 		}
 		fmt.Fprintln(tw, strings.Join(head, "\t"))
 		for _, p := range r.Policies {
@@ -60,7 +62,7 @@ func WriteTable(w io.Writer, r *Report) error {
 			}
 			for _, rc := range p.Recovery {
 				row = append(row, recoveryText(rc, len(r.Seeds)),
-					recoveryText(Recovery{Tasks: rc.RegainTasks, Recovered: rc.Regained}, len(r.Seeds)))
+					recoveryText(Recovery{Tasks: rc.RegainTasks, Recovered: rc.Regained}, len(r.Seeds)), pooledText(rc.RegainPooled), pooledText(rc.RegainSkill))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
@@ -131,6 +133,14 @@ func recoveryText(rc Recovery, seeds int) string {
 		s += fmt.Sprintf(", %d/%d seeds not recovered", miss, seeds)
 	}
 	return s
+}
+
+// pooledText is a pooled regain: its tasks, or "not regained".
+func pooledText(k *int) string {
+	if k == nil {
+		return "not regained"
+	}
+	return fmt.Sprint(*k)
 }
 
 func joinInts(xs []int) string {

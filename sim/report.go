@@ -102,6 +102,19 @@ type Recovery struct {
 	RegainPerSeed []*int `json:"regain_per_seed"`
 	Regained      int    `json:"regained"`
 	RegainTasks   *Stat  `json:"regain_tasks"`
+	// RegainPooled is regain on the seeds pooled: the policy's and the
+	// oracle's expected success summed over seeds per task, so that one
+	// seed's lucky or unlucky window before the drift does not set the
+	// target alone, and a seed that does not regain is not left out of
+	// the number (nil: not regained).
+	RegainPooled *int `json:"regain_pooled"`
+	// RegainSkill is pooled regain on the policy's skill, its expected
+	// success above random choice's as a share of the oracle's above
+	// random's (skillRegain): 0 for random choice and the oracle in
+	// every world, so that a drift that only makes the world harder or
+	// easier for everyone is not counted as forgetting (nil: not
+	// regained).
+	RegainSkill *int `json:"regain_skill"`
 }
 
 // FamilyStat is the success on one task family.
@@ -136,6 +149,14 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 	}
 	r.Oracle, r.OracleExpected = stat(oracleSuccess), stat(oracleExp)
 
+	// rnd is random choice's expected success per seed and task (skillRegain).
+	rnd := make([][]float64, len(tapes))
+	for si, tp := range tapes {
+		rnd[si] = make([]float64, n)
+		for t := range n {
+			rnd[si][t] = randomExpected(w.Combine, tp.rates[t], w.K)
+		}
+	}
 	for pi, spec := range opts.Policies {
 		trs := traces[pi]
 		seeds := len(trs)
@@ -223,6 +244,16 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 			}
 			rc.PerSeed, rc.Recovered, rc.Tasks = count(recovery)
 			rc.RegainPerSeed, rc.Regained, rc.RegainTasks = count(regain)
+			es, bs := make([][]float64, seeds), make([][]float64, seeds)
+			for si, tr := range trs {
+				es[si], bs[si] = tr.expected, tapes[si].best
+			}
+			if k, ok := pooledRegain(es, bs, d, end, win, opts.Tolerance); ok {
+				rc.RegainPooled = &k
+			}
+			if k, ok := skillRegain(es, bs, rnd, d, end, win, opts.Tolerance); ok {
+				rc.RegainSkill = &k
+			}
 			pr.Recovery = append(pr.Recovery, rc)
 		}
 		for _, tr := range trs {
@@ -296,6 +327,23 @@ func regain(expected, best []float64, d, end, win int, tol float64) (int, bool) 
 		}
 	}
 	return 0, false
+}
+
+// pooledRegain is regain on the seeds pooled: expected[s][t] and
+// best[s][t] summed over the seeds s per task t.
+func pooledRegain(expected, best [][]float64, d, end, win int, tol float64) (int, bool) {
+	if len(expected) == 0 {
+		return 0, false
+	}
+	n := len(expected[0])
+	pe, pb := make([]float64, n), make([]float64, n)
+	for s := range expected {
+		for t := range n {
+			pe[t] += expected[s][t]
+			pb[t] += best[s][t]
+		}
+	}
+	return regain(pe, pb, d, end, win, tol)
 }
 
 // rolling is the trailing mean over up to win values.

@@ -62,8 +62,9 @@ task-dependent.
 
 The report gives success overall and by phase (split at the drifts) and by
 window, the share of the oracle's success, the cumulative expected regret and
-the tasks needed to recover after each drift, as the mean over seeds with the
-range; --chart writes an SVG of the rolling expected success per policy.
+the tasks needed to recover after each drift (to the oracle's level, and to
+the policy's own level: per seed, pooled over seeds, and on skill above random
+choice), as the mean over seeds with the range; --chart writes an SVG of the rolling expected success per policy.
 kaizen.toml, --home and --db are not used: every kaizen run gets a fresh
 store with the default configuration. See docs/sim.md.`,
 		Example: `  kaizen sim --list
