@@ -3,7 +3,9 @@ package experience
 import "testing"
 
 func TestContradicts(t *testing.T) {
-	l := func(trigger, rule string) MergeLesson { return MergeLesson{Kind: KindPrefer, Trigger: trigger, Rule: rule} }
+	l := func(trigger, rule string) MergeLesson {
+		return MergeLesson{Kind: KindPrefer, Trigger: trigger, Rule: rule}
+	}
 	cases := []struct {
 		name string
 		a, b MergeLesson
