@@ -65,7 +65,7 @@ func TestExploreMisses(t *testing.T) {
 			more, _ := recalleval.ReadJSONL[recalleval.Query](f)
 			qs = append(qs, more...)
 		}
-		hit, n := 0, 0
+		hit, n, mrr := 0, 0, 0.0
 		for _, q := range qs {
 			if q.Split != "dev" || len(q.Relevant) == 0 {
 				continue
@@ -88,6 +88,12 @@ func TestExploreMisses(t *testing.T) {
 				}
 				return 0
 			})
+			for i, x := range scores {
+				if slices.Contains(q.Relevant, x.id) {
+					mrr += 1 / float64(i+1)
+					break
+				}
+			}
 			ok := false
 			for i := 0; i < 5; i++ {
 				if slices.Contains(q.Relevant, scores[i].id) {
@@ -120,6 +126,6 @@ func TestExploreMisses(t *testing.T) {
 			}
 			t.Log(b.String())
 		}
-		t.Logf("%s dev: topic-only recall@5 %d/%d", s.name, hit, n)
+		t.Logf("%s dev: topic-only recall@5 %d/%d MRR %.3f", s.name, hit, n, mrr/float64(n))
 	}
 }
