@@ -19,8 +19,8 @@ func TestExploreContradictionNotes(t *testing.T) {
 		for sc.Scan() {
 			var p struct {
 				ID, Label, Split, Note string
-				CrossLanguage         bool `json:"cross_language"`
-				A, B                  struct{ Kind, Trigger, Rule string }
+				CrossLanguage          bool `json:"cross_language"`
+				A, B                   struct{ Kind, Trigger, Rule string }
 			}
 			json.Unmarshal(sc.Bytes(), &p)
 			if p.Split != "dev" || p.Label != "unrelated" || !(strings.Contains(p.Note, "contradiction") || strings.Contains(p.Note, "twin") || strings.Contains(p.Note, "opposite")) {
