@@ -220,7 +220,7 @@ func (c calibrationConfusion) String() string {
 // Measured on pairs.jsonl (376 pairs: 169 written as duplicate/related/
 // unrelated, then 207 hard negatives — distinct lessons of the same coding
 // domain, from the lessons of testdata/recall_set.json at the module root)
-// with offline-hash-v3@512; if the set
+// with offline-hash-v4@512; if the set
 // or the embedder changes, re-measure and update these, the calibration
 // in merge.go and docs/experience.md.
 const (

@@ -24,6 +24,9 @@ type PairFeatures struct {
 	Scored bool
 	// Weight multiplies the pair's share of the training loss.
 	Weight float64
+	// Contradiction is experience.Contradicts of the pair: the writer
+	// keeps such a pair apart whatever the classifier decides.
+	Contradiction bool
 }
 
 // MergeFolds is the number of cross-validation folds of the merge
@@ -52,7 +55,8 @@ func PairsFeatures(pairs []Pair, set string, scored bool, group func(Pair) strin
 			f = len(folds) % MergeFolds
 			folds[g] = f
 		}
-		out = append(out, PairFeatures{ID: p.ID, Set: set, Fold: f, Label: c, X: x, Scored: scored, Weight: 1})
+		out = append(out, PairFeatures{ID: p.ID, Set: set, Fold: f, Label: c, X: x, Scored: scored, Weight: 1,
+			Contradiction: experience.Contradicts(lessonOf(p.A), lessonOf(p.B))})
 	}
 	return out, nil
 }
@@ -298,13 +302,26 @@ func ScoreMergeClassifier(m *experience.MergeClassifier, pairs []PairFeatures, s
 		if scoredOnly && !p.Scored {
 			continue
 		}
-		act, _, err := m.Decide(p.X)
+		act, err := decidePair(m, p)
 		if err != nil {
-			return s, fmt.Errorf("pair %s: %w", p.ID, err)
+			return s, err
 		}
 		s.Add(p.Label, act)
 	}
 	return s, nil
+}
+
+// decidePair is the writer's decision on a pair: the classifier's, but
+// never a fold of a contradiction.
+func decidePair(m *experience.MergeClassifier, p PairFeatures) (experience.EvidenceAction, error) {
+	act, _, err := m.Decide(p.X)
+	if err != nil {
+		return act, fmt.Errorf("pair %s: %w", p.ID, err)
+	}
+	if p.Contradiction {
+		act = experience.EvidenceCreated
+	}
+	return act, nil
 }
 
 // CrossValidateMerge fits on all folds but one and scores the held-out
@@ -328,9 +345,9 @@ func CrossValidateMerge(pairs []PairFeatures, opt FitOptions) (scored, all PairS
 			return scored, all, err
 		}
 		for _, p := range test {
-			act, _, err := m.Decide(p.X)
+			act, err := decidePair(m, p)
 			if err != nil {
-				return scored, all, fmt.Errorf("pair %s: %w", p.ID, err)
+				return scored, all, err
 			}
 			all.Add(p.Label, act)
 			if p.Scored {

@@ -27,15 +27,17 @@ const extraDedupDev = "../../testdata/recall-eval/dedup-extra-dev.jsonl"
 
 // knownFolded are the dev pairs labelled unrelated that the writer still
 // folds with the shipped classifier (docs/experience.md, "The merge
-// classifier"): P209, a contradiction ("npm ci rather than npm install" vs
-// "npm install"), and P215, twins differing in one word (git merge vs git
-// rebase stopping with conflicts). Any other unrelated pair folded fails.
-var knownFolded = []string{"P209", "P215"}
+// classifier"). There were two, P209, a contradiction ("npm ci rather than
+// npm install" vs "npm install"), and P215, twins whose rules are opposite
+// ("conclude with git commit" vs "do not create a commit yourself"); the
+// contradiction veto (experience.Contradicts) keeps both apart. Any
+// unrelated pair folded fails.
+var knownFolded []string
 
 // TestWriterMergeClassifier writes the dev pairs of both labelled sets
 // through the real writer (the default configuration: the merge
 // classifier for the offline embedder): no unrelated pair is folded
-// beyond knownFolded, every contradiction but P209 is kept apart, and
+// beyond knownFolded, every contradiction is kept apart, and
 // cross-language duplicates are merged.
 func TestWriterMergeClassifier(t *testing.T) {
 	ctx := context.Background()
@@ -108,6 +110,11 @@ func TestWriterMergeThresholdMethod(t *testing.T) {
 			cos += float64(v[0][i]) * float64(v[1][i])
 		}
 		want := recalleval.DecideMerge(recalleval.PairSimilarity{Label: p.Label, Cosine: cos, SameKind: p.A.Kind == p.B.Kind}, th)
+		if want == experience.EvidenceUpdated && experience.Contradicts(
+			experience.MergeLesson{Kind: experience.HeuristicKind(p.A.Kind), Trigger: p.A.Trigger, Rule: p.A.Rule},
+			experience.MergeLesson{Kind: experience.HeuristicKind(p.B.Kind), Trigger: p.B.Trigger, Rule: p.B.Rule}) {
+			want = experience.EvidenceCreated // the veto applies to the thresholds too
+		}
 		if got := r.Decisions[p.ID]; got != want {
 			t.Errorf("pair %s: cosine %.4f, writer %s, thresholds %s", p.ID, cos, got, want)
 		}

@@ -29,7 +29,7 @@ leak: leak leaks leaking leaked grows growing | 泄漏 泄露 上涨 增长 不�
 memory: memory heap oom ram | 内存 堆
 mutex: mutex lock locks locking synchronize sync deadlock deadlocks | 锁 互斥 加锁 同步 死锁
 map: map maps dict dictionary hashmap | 字典 映射
-crash: crash crashes crashed panic fatal killed | 崩溃 挂掉 宕机 挂了
+crash: crash crashes crashed panic fatal killed unwrap | 崩溃 挂掉 宕机 挂了
 error: error errors exception exceptions failure | 错误 异常 报错 出错
 catch: catch swallow swallowed silently ignore ignored except quiet quietly | 捕获 吞掉 吞了 忽略
 fail: fail fails failed failing broken break breaks | 失败 坏了 不可用 挂了
@@ -41,14 +41,14 @@ external: external thirdparty third party provider upstream downstream remote pu
 api: api apis endpoint endpoints rest interface route | 接口 端点 路由
 http: http https request requests response client handler handlers | 请求 响应 客户端
 body: body bodies | 响应体 请求体
-connection: connection connections socket sockets descriptor descriptors | 连接 套接字 句柄 文件描述符
+connection: connection connections socket sockets descriptor descriptors fd fds ulimit | 连接 套接字 句柄 文件描述符
 close: close closed closing | 关闭
 pool: pool worker workers exhaust exhausted | 线程池 连接池 耗尽 占满
-database: database databases db sql postgres postgresql mysql sqlite | 数据库 线上库
+database: database databases db sql postgres postgresql mysql sqlite | 数据库 线上库 生产库 主库 从库
 query: query queries select statement statements | 查询 语句 SQL
 inject: injection inject concatenate concatenation concatenating append appending interpolate | 注入 拼接 拼进
 parameter: parameter parameters placeholder placeholders bound bind argument arguments args signature signatures | 参数 占位符 绑定
-table: table tables row rows record records | 记录 大表 数据表
+table: table tables row rows record records | 记录 大表 数据表 行数 数据行
 column: column columns field fields | 字段
 rename: rename renamed renaming | 改名 重命名 改字段
 migration: migration migrations schema | 迁移 表结构
@@ -56,7 +56,7 @@ index: index indexes indices | 索引
 delete: delete deleting deleted remove removing drop purge cleanup clean rm rid | 删除 删掉 清理 清除 移除
 update: update updates updating modify modified change changed changing edit edited | 更新 修改 改动 改了 改完
 where: where condition filter | 条件 过滤
-transaction: transaction transactions rollback commit | 事务 回滚
+transaction: transaction transactions rollback commit abort aborted aborting | 事务 回滚
 backup: backup backups | 备份
 production: production prod live | 生产 线上 生产环境
 staging: staging preprod sandbox | 预发 预发布 测试环境
@@ -146,7 +146,7 @@ memoryleak: heapdump snapshot snapshots | 堆快照
 diagnose: profile pprof diagnose investigate debug | 定位 排查 调试 分析
 old: old older legacy outdated | 旧 老的 过时 遗留
 missing: missing unset absent | 缺失 缺少 未设置 没设置
-fix: fix fixes fixed fixing repair | 修复 修一下 修好
+fix: fix fixes fixed fixing repair hotfix hotfixes | 修复 修一下 修好 热修复 修数据 修正
 async: async asynchronous asynchronously background | 异步 后台
 monorepo: monorepo workspace workspaces | 单仓 工作区
 rust: rust crate crates cargo | 

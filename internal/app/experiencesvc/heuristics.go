@@ -75,6 +75,17 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 				d = experience.MergeDecision{Action: experience.EvidenceCreated, Similarity: d.Similarity}
 			}
 		}
+		if clf == nil && d.Action == experience.EvidenceUpdated {
+			// Opposite rules are never one lesson (experience.Contradicts).
+			target, err := tx.GetHeuristic(ctx, project, d.TargetID)
+			if err != nil {
+				return nil, err
+			}
+			if experience.Contradicts(experience.MergeLesson{Kind: target.Kind, Trigger: target.Trigger, Rule: target.Rule},
+				experience.MergeLesson{Kind: c.Kind, Trigger: c.Trigger, Rule: c.Rule}) {
+				d = experience.MergeDecision{Action: experience.EvidenceCreated, Similarity: d.Similarity}
+			}
+		}
 		ch := HeuristicChange{Action: d.Action, Similarity: d.Similarity, Rule: c.Rule}
 		evidence := experience.HeuristicEvidence{ID: app.NewID("hev-"), Project: project, TaskID: taskID,
 			Action: d.Action, Text: evidenceText(c), Similarity: d.Similarity, CreatedAt: now}

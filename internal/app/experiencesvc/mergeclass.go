@@ -27,7 +27,9 @@ type mergeNeighbour struct {
 // with the highest probability, else appends to the one it calls related
 // with the highest probability, else creates a new heuristic. Kinds may
 // differ ("avoid --force" and "prefer --force-with-lease" are one lesson);
-// the kind is one of the classifier's features.
+// the kind is one of the classifier's features. A neighbour whose rule
+// contradicts the candidate's (experience.Contradicts) is never updated or
+// appended to.
 func (s *Service) classifyMerge(ctx context.Context, tx store.Tx, project string, c experience.TransferableHeuristic,
 	clf *experience.MergeClassifier, near []mergeNeighbour) (experience.MergeDecision, error) {
 	const op = "merge heuristic"
@@ -92,6 +94,9 @@ func (s *Service) classifyMerge(ctx context.Context, tx store.Tx, project string
 		act, p, err := clf.Decide(x)
 		if err != nil {
 			return out, &app.Error{Op: op, Kind: app.KindInternal, Message: "merge classifier: " + err.Error(), Err: err}
+		}
+		if act != experience.EvidenceCreated && experience.Contradicts(experience.MergeLesson{Kind: h.Kind, Trigger: h.Trigger, Rule: h.Rule}, cand) {
+			continue // opposite rules are never one lesson, whatever the classifier says
 		}
 		switch {
 		case act == experience.EvidenceUpdated && (out.Action != experience.EvidenceUpdated || p[experience.MergeDuplicate] > bestP):
