@@ -66,6 +66,11 @@ type Dialect struct {
 	// group), and a context without Done spares the driver and
 	// database/sql a goroutine per statement watching it.
 	Uninterrupted bool
+	// PrefetchTasks lets Prefetch read a group's per-task reads (the
+	// tasks' previous outcomes, tracked tasks and errors) in three
+	// statements on a dialect other than PostgreSQL (the SQLite writer,
+	// where a statement costs CPU, not a round trip); see prefetch.go.
+	PrefetchTasks bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
