@@ -183,11 +183,12 @@ func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, 
 				return err
 			}})
 	} else if len(free) > 0 {
-		// SQLite: every outcome of the tasks in the order ListOutcomes
-		// reads a task's (a task has one, or none), the first of each kept
+		// SQLite: every outcome of the tasks, each task's in the order
+		// ListOutcomes reads them (a task has one, or none), the first of
+		// each kept; the index read backwards needs no sorter
 		in, args := projectIn(project, free)
 		stmts = append(stmts, Pipelined{SQL: `SELECT ` + outcomeCols + ` FROM outcomes INDEXED BY outcomes_task
-			WHERE project = ? AND task_id IN ` + in + ` ORDER BY task_id, recorded_at DESC, id DESC`,
+			WHERE project = ? AND task_id IN ` + in + ` ORDER BY task_id DESC, recorded_at DESC, id DESC`,
 			Args: args, Row: func(s scanner) error {
 				o, err := scanOutcome(s)
 				if err == nil && len(found) > 0 && found[len(found)-1].TaskID == o.TaskID {
