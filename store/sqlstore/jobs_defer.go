@@ -16,7 +16,7 @@ import (
 // the pending jobs first.
 
 type deferredJob struct {
-	job  store.Job
+	job   store.Job
 	mode  store.EnqueueMode
 	args  string
 	group string // Request.Group: merged with the others of its group (jobs_group.go)
