@@ -76,6 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	})
 	runner := jobs.New(st, jobs.Options{Now: env.Now, Logger: env.Logger})
 	runner.Register(e.experience.ExtractJob())
+	runner.Register(e.experience.ExtractGroupJob())
 	// Retention: a job kind of the durable runner, scheduled every
 	// [retention] interval by the process that runs the job loop (RunJobs),
 	// so that several daemons on one database collect once per interval.
@@ -96,8 +97,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.jobs = jobsvc.New(env, runner)
 	e.learning = learningsvc.New(env, cfg.Learning, learningsvc.Hooks{
 		Sections: e.experience.GuidanceSections,
-		OutcomeTx: func(ctx context.Context, tx store.Tx, o learning.Outcome, now time.Time) error {
-			return e.experience.EnqueueExtraction(ctx, tx, o.Project, o.TaskID, now)
+		OutcomeTx: func(ctx context.Context, tx store.Tx, o learning.Outcome, replaced string, now time.Time) error {
+			return e.experience.EnqueueExtraction(ctx, tx, o.Project, o.TaskID, o.ID, replaced == "", now)
 		},
 		OutcomeRecorded: func(string, string) { runner.Wake() },
 	})

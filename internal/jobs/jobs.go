@@ -109,6 +109,26 @@ type Request struct {
 	// its commit, under PostgreSQL's group commit), saving a round trip;
 	// Enqueue then reports false whether or not the job is new.
 	Deferred bool
+	// Group, with Deferred, lets a store that writes deferred jobs at
+	// commit write two or more jobs of the same Group deferred in one
+	// transaction as one job of kind Group whose arguments are
+	// {"jobs": [the jobs' arguments, in order]}, without unique key
+	// (UniqueKey and Mode then do not apply; see GroupArgs). A job alone
+	// in its transaction is written as itself. The handler of kind Group
+	// must do what the grouped jobs would have done.
+	Group string
+}
+
+// GroupArgs are the arguments of a job that stands for several deferred
+// jobs of one Request.Group.
+type GroupArgs struct {
+	Jobs []json.RawMessage `json:"jobs"`
+}
+
+// groupAppender is a store transaction that can merge the deferred jobs
+// of a group (sqlstore.Tx.AppendGroupedJob).
+type groupAppender interface {
+	AppendGroupedJob(ctx context.Context, j store.Job, mode store.EnqueueMode, group string) error
 }
 
 // jobAppender is a store transaction that can write a job later in the
@@ -143,6 +163,9 @@ func Enqueue(ctx context.Context, tx store.Tx, now time.Time, r Request) (bool, 
 	j := store.Job{ID: "job-" + strings.ToLower(ulid.Make().String()), Kind: r.Kind, Args: args,
 		UniqueKey: r.UniqueKey, State: store.JobAvailable, RunAt: runAt.UTC().Truncate(time.Microsecond),
 		MaxAttempts: max, CreatedAt: now.UTC().Truncate(time.Microsecond)}
+	if a, ok := tx.(groupAppender); ok && r.Deferred && r.Group != "" {
+		return false, a.AppendGroupedJob(ctx, j, r.Mode, r.Group)
+	}
 	if a, ok := tx.(jobAppender); ok && r.Deferred {
 		return false, a.AppendJob(ctx, j, r.Mode)
 	}

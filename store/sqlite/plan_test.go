@@ -43,6 +43,13 @@ func TestHotQueryPlans(t *testing.T) {
 		// since migration 21 the index holds the order (no sorter per lookup)
 		{query: `SELECT id FROM outcomes INDEXED BY outcomes_task WHERE project = 'p' AND task_id = 't' ORDER BY recorded_at DESC, id DESC LIMIT 1`,
 			wantIndex: "outcomes_task (project=? AND task_id=?)", noSort: true},
+		// the writer's prefetch of a group's per-task reads (sqlstore's
+		// prefetchProject): one seek per task of the IN list
+		{query: `SELECT id FROM outcomes INDEXED BY outcomes_task WHERE project = 'p' AND task_id IN ('a', 'b') ORDER BY task_id DESC, recorded_at DESC, id DESC`,
+			wantIndex: "outcomes_task (project=? AND task_id=?)", noSort: true},
+		{query: `SELECT id FROM tasks WHERE project = 'p' AND id IN ('a', 'b') ORDER BY id`, wantIndex: "PRIMARY KEY (project=? AND id=?)", noSort: true},
+		{query: `SELECT id FROM errors WHERE project = 'p' AND task_id IN ('a', 'b') ORDER BY task_id, ts, id`,
+			wantIndex: "errors_task (project=? AND task_id=?)", noSort: true},
 	}
 	for _, c := range cases {
 		rows, err := db.Query("EXPLAIN QUERY PLAN " + c.query)

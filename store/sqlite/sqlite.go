@@ -322,6 +322,12 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	wrapped := sqlstore.NewTx(tx, dialect, s.wstmts)
 	version, carry := s.adoptCarried(ctx, tx, wrapped)
 	started := time.Now()
+	if !isolate && len(batch) > 1 {
+		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {
+			_ = tx.Rollback()
+			return nil, batch, true // run again isolated, without prefetch
+		}
+	}
 	ok := 0
 	for i := 0; i < len(batch); i++ {
 		r := batch[i]
@@ -353,6 +359,12 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		results = append(results, err)
 		if i == len(batch)-1 && len(batch) < s.opts.MaxBatch && time.Since(started) < joinWindow {
 			batch = s.queue.Drain(batch, s.opts.MaxBatch) // late arrivals join this transaction
+			if late := hints(batch[i+1:]); !isolate && len(late) > 1 {
+				if err := wrapped.Prefetch(ctx, late); err != nil {
+					_ = tx.Rollback()
+					return nil, batch, true
+				}
+			}
 		}
 	}
 	if ok == 0 {

@@ -16,14 +16,19 @@ import (
 // the pending jobs first.
 
 type deferredJob struct {
-	job  store.Job
-	mode store.EnqueueMode
-	args string
+	job   store.Job
+	mode  store.EnqueueMode
+	args  string
+	group string // Request.Group: merged with the others of its group (jobs_group.go)
 }
 
 // AppendJob enqueues a job without reporting whether it was new. With
 // Dialect.DeferOutcomes the row is written at Flush.
 func (t *Tx) AppendJob(ctx context.Context, j store.Job, mode store.EnqueueMode) error {
+	return t.appendJob(ctx, j, mode, "")
+}
+
+func (t *Tx) appendJob(ctx context.Context, j store.Job, mode store.EnqueueMode, group string) error {
 	if !t.d.DeferOutcomes || t.deferred.off || j.ID == "" || j.Kind == "" {
 		_, err := t.EnqueueJob(ctx, j, mode)
 		return err
@@ -45,7 +50,7 @@ func (t *Tx) AppendJob(ctx context.Context, j store.Job, mode store.EnqueueMode)
 	if args == "" {
 		args = "{}"
 	}
-	t.deferred.jobs = append(t.deferred.jobs, deferredJob{job: j, mode: mode, args: args})
+	t.deferred.jobs = append(t.deferred.jobs, deferredJob{job: j, mode: mode, args: args, group: group})
 	return nil
 }
 
@@ -67,6 +72,7 @@ func (t *Tx) flushJobs(ctx context.Context) error {
 func (t *Tx) jobInserts() ([]Pipelined, func(context.Context) error) {
 	pending := t.deferred.jobs
 	t.deferred.jobs = nil // the statements below must not recurse
+	pending = mergeGroups(pending)
 	const cols, perStatement = 9, 256
 	var stmts []Pipelined
 	inserted := map[string]bool{}

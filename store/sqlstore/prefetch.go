@@ -104,7 +104,7 @@ func (t *Tx) Prefetched() (outcomes, tasks, errors int) {
 // for tasks already prefetched are skipped, so a writer may call it again
 // for requests that joined its group late.
 func (t *Tx) Prefetch(ctx context.Context, hints []store.WriteHint) error {
-	if t.d.Name != Postgres.Name || t.deferred.off || len(hints) == 0 {
+	if (t.d.Name != Postgres.Name && !t.d.PrefetchTasks) || t.deferred.off || len(hints) == 0 {
 		return nil
 	}
 	if t.pre == nil {
@@ -174,7 +174,7 @@ func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, 
 		}
 	}
 	var found []learning.Outcome
-	if len(free) > 0 {
+	if len(free) > 0 && t.d.Name == Postgres.Name {
 		stmts = append(stmts, Pipelined{SQL: `SELECT DISTINCT ON (task_id) ` + outcomeCols + `
 			FROM outcomes WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, recorded_at DESC, id DESC`,
 			Args: []any{project, free}, Row: func(s scanner) error {
@@ -182,17 +182,37 @@ func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, 
 				found = append(found, o)
 				return err
 			}})
+	} else if len(free) > 0 {
+		// SQLite: every outcome of the tasks, each task's in the order
+		// ListOutcomes reads them (a task has one, or none), the first of
+		// each kept; the index read backwards needs no sorter
+		in, args := projectIn(project, free)
+		stmts = append(stmts, Pipelined{SQL: `SELECT ` + outcomeCols + ` FROM outcomes INDEXED BY outcomes_task
+			WHERE project = ? AND task_id IN ` + in + ` ORDER BY task_id DESC, recorded_at DESC, id DESC`,
+			Args: args, Row: func(s scanner) error {
+				o, err := scanOutcome(s)
+				if err == nil && len(found) > 0 && found[len(found)-1].TaskID == o.TaskID {
+					return nil
+				}
+				found = append(found, o)
+				return err
+			}})
 	}
 	var locked []learning.Task
 	var errs []learning.ErrorEntry
+	taskIn, taskArgs := `= ANY(?)`, []any{project, tasks}
+	if t.d.Name != Postgres.Name {
+		taskIn, taskArgs = projectIn(project, tasks)
+		taskIn = "IN " + taskIn
+	}
 	stmts = append(stmts, Pipelined{SQL: `SELECT ` + taskCols + ` FROM tasks
-		WHERE project = ? AND id = ANY(?) ORDER BY id` + t.d.ForUpdate, Args: []any{project, tasks},
+		WHERE project = ? AND id ` + taskIn + ` ORDER BY id` + t.d.ForUpdate, Args: taskArgs,
 		Row: func(s scanner) error {
 			tk, err := scanTask(s)
 			locked = append(locked, tk)
 			return err
 		}}, Pipelined{SQL: `SELECT ` + errorCols + ` FROM errors
-		WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, ts, id`, Args: []any{project, tasks},
+		WHERE project = ? AND task_id ` + taskIn + ` ORDER BY task_id, ts, id`, Args: taskArgs,
 		Row: func(s scanner) error {
 			e, err := scanError(s)
 			errs = append(errs, e)
@@ -218,6 +238,17 @@ func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, 
 			t.pre.errors[k] = append(t.pre.errors[k], e)
 		}
 	})
+}
+
+// projectIn is "(?, ?, …)" for the values, and the arguments project and
+// the values.
+func projectIn(project string, values []string) (string, []any) {
+	args := make([]any, 0, len(values)+1)
+	args = append(args, project)
+	for _, v := range values {
+		args = append(args, v)
+	}
+	return "(?" + strings.Repeat(", ?", len(values)-1) + ")", args
 }
 
 // prefetchPatterns queues the locking read of the patterns with the given

@@ -71,6 +71,12 @@ type Dialect struct {
 	// patterns (EachPatternRank, EachPatternID) and restore it after (see
 	// scancache.go).
 	ScanCache [2]string
+
+	// PrefetchTasks lets Prefetch read a group's per-task reads (the
+	// tasks' previous outcomes, tracked tasks and errors) in three
+	// statements on a dialect other than PostgreSQL (the SQLite writer,
+	// where a statement costs CPU, not a round trip); see prefetch.go.
+	PrefetchTasks bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.

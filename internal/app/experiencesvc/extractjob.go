@@ -29,6 +29,10 @@ const KindExtract = "experience.extract"
 type extractArgs struct {
 	Project string `json:"project"`
 	TaskID  string `json:"bead_id"`
+	// Outcome is the id of the outcome that enqueued the job; a grouped
+	// extraction (KindExtractGroup) skips the task when it is no longer
+	// the task's outcome.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // extractAttempts bounds the attempts of an extraction (the first and
@@ -68,14 +72,23 @@ func (s *Service) autoExtractDisabled() string {
 // EnqueueExtraction queues, in the transaction that records a task's
 // outcome, the extraction of the task's experience once the task has been
 // quiet for experience.auto_extract_delay. It does nothing when the
-// configuration turns background extraction off.
-func (s *Service) EnqueueExtraction(ctx context.Context, tx store.Tx, project, taskID string, now time.Time) error {
+// configuration turns background extraction off. first says that the
+// outcome replaced none of the task's: the job may then be grouped with
+// the other first outcomes of the transaction (KindExtractGroup), since
+// there is no job of the task to debounce or revive. A replacing outcome
+// (an explicit report after an inferred one) debounces or revives the
+// task's job by its unique key, as before.
+func (s *Service) EnqueueExtraction(ctx context.Context, tx store.Tx, project, taskID, outcomeID string, first bool, now time.Time) error {
 	if taskID == "" || s.autoExtractDisabled() != "" {
 		return nil
 	}
-	_, err := jobs.Enqueue(ctx, tx, now, jobs.Request{Kind: KindExtract, Args: extractArgs{Project: project, TaskID: taskID},
+	r := jobs.Request{Kind: KindExtract, Args: extractArgs{Project: project, TaskID: taskID, Outcome: outcomeID},
 		RunAt: now.Add(s.cfg.AutoExtractDelay), UniqueKey: KindExtract + "/" + project + "/" + taskID,
-		Mode: store.EnqueueRevive, MaxAttempts: extractAttempts, Deferred: true})
+		Mode: store.EnqueueRevive, MaxAttempts: extractAttempts, Deferred: true}
+	if first && outcomeID != "" {
+		r.Group = KindExtractGroup
+	}
+	_, err := jobs.Enqueue(ctx, tx, now, r)
 	return err
 }
 
@@ -90,6 +103,11 @@ func (s *Service) extractJob(ctx context.Context, j jobs.Job) error {
 	if err := j.Decode(&a); err != nil {
 		return err
 	}
+	return s.extractTask(ctx, a)
+}
+
+// extractTask runs the extraction of one task's job.
+func (s *Service) extractTask(ctx context.Context, a extractArgs) error {
 	log := s.env.Logger.With("project", a.Project, "bead_id", a.TaskID)
 	if why := s.AutoExtractOff(); why != "" {
 		log.Debug("background experience extraction is off", "reason", why)

@@ -259,7 +259,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 		return nil, err
 	}
 	if s.hooks.OutcomeTx != nil {
-		if err := s.hooks.OutcomeTx(ctx, tx, o, now); err != nil {
+		if err := s.hooks.OutcomeTx(ctx, tx, o, res.Replaced, now); err != nil {
 			return nil, err
 		}
 	}

@@ -32,8 +32,9 @@ type Hooks struct {
 	Sections func(ctx context.Context, in PlanInput) []learning.GuidanceSection
 	// OutcomeTx runs in the transaction that records an outcome, after
 	// the outcome is stored (the experience system enqueues the task's
-	// extraction there, so the job commits with the outcome).
-	OutcomeTx func(ctx context.Context, tx store.Tx, o learning.Outcome, now time.Time) error
+	// extraction there, so the job commits with the outcome); replaced is
+	// the id of the task's outcome that o replaces, or "".
+	OutcomeTx func(ctx context.Context, tx store.Tx, o learning.Outcome, replaced string, now time.Time) error
 	// OutcomeRecorded is called after an outcome committed (it wakes the
 	// job runner of this process).
 	OutcomeRecorded func(project, taskID string)
