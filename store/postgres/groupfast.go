@@ -23,7 +23,7 @@ import (
 // back and reports failed (the group then runs again with savepoints, on
 // a database/sql transaction); retry reports a deadlock or serialization
 // failure.
-func (s *Store) runFast(batch []*request) (results []error, all []*request, failed, retry bool) {
+func (s *Store) runFast(batch []*request, a *admission) (results []error, all []*request, failed, retry bool) {
 	fail := func(err error) {
 		results = results[:0]
 		for range batch {
@@ -41,8 +41,13 @@ func (s *Store) runFast(batch []*request) (results []error, all []*request, fail
 		fail(err)
 		return results, batch, false, false
 	}
-	wrapped := sqlstore.NewConnTx(conn, groupDialect)
-	wrapped.SetPipeliner(pipeliner(conn))
+	fault := commitFault(s.fault.Load()) // fault.go: none but in tests
+	var q sqlstore.Querier = conn
+	if fault != noFault {
+		q = faultQuerier{conn, fault}
+	}
+	wrapped := sqlstore.NewConnTx(q, groupDialect)
+	wrapped.SetPipeliner(faultyPipeliner(conn, fault))
 	broken := false
 	defer func() {
 		s.statements.Add(int64(wrapped.Statements()))
@@ -87,7 +92,7 @@ func (s *Store) runFast(batch []*request) (results []error, all []*request, fail
 			ok++
 		}
 		results = append(results, err)
-		if i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
+		if lateJoin && i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
 			batch = s.queue.Drain(batch, maxBatch) // late arrivals join this transaction
 			if late := hints(batch[i+1:]); len(late) > 1 {
 				if err := wrapped.Prefetch(ctx, late); err != nil {
@@ -95,11 +100,16 @@ func (s *Store) runFast(batch []*request) (results []error, all []*request, fail
 				}
 			}
 		}
+		// Requests that arrived since the group was taken do not join
+		// it (that cost a second prefetch): the other writer takes them
+		// once this one hands on the token below, and prefetches them
+		// while this group flushes and commits (writers.go).
 	}
 	if ok == 0 {
 		abort()
 		return results, batch, false, false
 	}
+	a.release() // no more requests run in this group: the next may start
 	if err := wrapped.FlushAndCommit(ctx); err != nil {
 		var pg *pgconn.PgError
 		if !errors.As(err, &pg) {

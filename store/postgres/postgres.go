@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,8 +36,11 @@ type Store struct {
 	// the group-commit writer (groupcommit.go)
 	queue      *sqlstore.GroupQueue
 	quit, done chan struct{}
+	admit      sync.Mutex // the writers' admission token (writers.go)
 
 	batches, requests, reruns, statements, trips atomic.Int64
+
+	fault atomic.Int32 // a commitFault injected by tests (fault.go)
 }
 
 // WriterStats counts the writer's work: committed groups and the requests
@@ -87,7 +91,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	s := &Store{db: db, dsn: dsn, quit: make(chan struct{}), done: make(chan struct{})}
 	s.queue = sqlstore.NewGroupQueue(s.quit)
-	go s.writeLoop()
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(s.writeLoop)
+	}
+	go func() { wg.Wait(); close(s.done) }()
 	return s, nil
 }
 
