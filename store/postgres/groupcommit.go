@@ -52,40 +52,32 @@ var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) 
 	d.CacheAggregates = true
 	d.GroupKeyLocks = true // both: every writer must lock keys alike
 	i := d
+	d.GenericPlans = true // its first run, a transaction run by hand (conntx.go)
 	d.DeferOutcomes = true
 	return d, i
 }()
 
-// writeLoop is one of the writers (writers.go): it waits for the
-// admission token, then for requests, and runs them as a group.
 func (s *Store) writeLoop() {
+	defer close(s.done)
 	for {
-		a := &admission{mu: &s.admit}
-		a.acquire()
 		batch := s.queue.Next(maxBatch)
 		if batch == nil {
-			a.release()
 			return
 		}
-		n := s.commit(batch, a)
+		n := s.commit(batch)
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
 	}
 }
 
 // commit runs a group until it commits or fails for good, then
-// acknowledges its requests. Every run of the group's requests holds the
-// admission token a (writers.go); the run hands it on when it starts
-// Flush, and commit when the run ends earlier.
-func (s *Store) commit(batch []*request, a *admission) int {
-	defer a.release()
+// acknowledges its requests.
+func (s *Store) commit(batch []*request) int {
 	isolate := false
 	var results []error
 	for attempt := 1; ; attempt++ {
 		var failed, retry bool
-		a.acquire()
-		results, batch, failed, retry = s.runBatch(batch, isolate, a)
-		a.release()
+		results, batch, failed, retry = s.runBatch(batch, isolate)
 		switch {
 		case retry && attempt < maxAttempts:
 			time.Sleep(time.Duration(rand.Int64N(int64(time.Duration(attempt) * 5 * time.Millisecond))))
@@ -113,9 +105,9 @@ func (s *Store) commit(batch []*request, a *admission) int {
 // isolate it stops at the first failing request, rolls back and reports
 // failed (no result is final): runFast (groupfast.go). Retry reports a
 // deadlock or serialization failure: the whole group runs again.
-func (s *Store) runBatch(batch []*request, isolate bool, a *admission) (results []error, all []*request, failed, retry bool) {
+func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all []*request, failed, retry bool) {
 	if !isolate {
-		return s.runFast(batch, a) // groupfast.go
+		return s.runFast(batch) // groupfast.go
 	}
 	fail := func(err error) {
 		results = results[:0]
@@ -183,7 +175,6 @@ func (s *Store) runBatch(batch []*request, isolate bool, a *admission) (results 
 		_ = tx.Rollback()
 		return results, batch, false, false
 	}
-	a.release() // no more requests run in this group: the next may start
 	if err := wrapped.Flush(ctx); err != nil {
 		_ = tx.Rollback()
 		if retryable(err) {

@@ -23,7 +23,7 @@ import (
 // back and reports failed (the group then runs again with savepoints, on
 // a database/sql transaction); retry reports a deadlock or serialization
 // failure.
-func (s *Store) runFast(batch []*request, a *admission) (results []error, all []*request, failed, retry bool) {
+func (s *Store) runFast(batch []*request) (results []error, all []*request, failed, retry bool) {
 	fail := func(err error) {
 		results = results[:0]
 		for range batch {
@@ -92,7 +92,7 @@ func (s *Store) runFast(batch []*request, a *admission) (results []error, all []
 			ok++
 		}
 		results = append(results, err)
-		if lateJoin && i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
+		if i == len(batch)-1 && len(batch) < maxBatch && time.Since(started) < joinWindow {
 			batch = s.queue.Drain(batch, maxBatch) // late arrivals join this transaction
 			if late := hints(batch[i+1:]); len(late) > 1 {
 				if err := wrapped.Prefetch(ctx, late); err != nil {
@@ -100,16 +100,11 @@ func (s *Store) runFast(batch []*request, a *admission) (results []error, all []
 				}
 			}
 		}
-		// Requests that arrived since the group was taken do not join
-		// it (that cost a second prefetch): the other writer takes them
-		// once this one hands on the token below, and prefetches them
-		// while this group flushes and commits (writers.go).
 	}
 	if ok == 0 {
 		abort()
 		return results, batch, false, false
 	}
-	a.release() // no more requests run in this group: the next may start
 	if err := wrapped.FlushAndCommit(ctx); err != nil {
 		var pg *pgconn.PgError
 		if !errors.As(err, &pg) {

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,7 +35,6 @@ type Store struct {
 	// the group-commit writer (groupcommit.go)
 	queue      *sqlstore.GroupQueue
 	quit, done chan struct{}
-	admit      sync.Mutex // the writers' admission token (writers.go)
 
 	batches, requests, reruns, statements, trips atomic.Int64
 
@@ -91,11 +89,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	s := &Store{db: db, dsn: dsn, quit: make(chan struct{}), done: make(chan struct{})}
 	s.queue = sqlstore.NewGroupQueue(s.quit)
-	var wg sync.WaitGroup
-	for range writers {
-		wg.Go(s.writeLoop)
-	}
-	go func() { wg.Wait(); close(s.done) }()
+	go s.writeLoop()
 	return s, nil
 }
 

@@ -66,6 +66,11 @@ type Dialect struct {
 	// group), and a context without Done spares the driver and
 	// database/sql a goroutine per statement watching it.
 	Uninterrupted bool
+	// GenericPlans makes a transaction run by hand (NewConnTx) plan its
+	// prepared statements once per connection (PostgreSQL's
+	// plan_cache_mode = force_generic_plan, SET LOCAL after BEGIN); see
+	// conntx.go.
+	GenericPlans bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -184,6 +189,8 @@ type Tx struct {
 	pipe       Pipeliner    // several statements at once (pipeline.go)
 	queued     *[]Pipelined // writes held for the next pipeline (flush_pipeline.go)
 	conn       connState    // a transaction run by hand on a connection (conntx.go)
+
+	keys map[string]contentKeys // content → content key and hash (content_keys.go)
 }
 
 var _ store.Tx = (*Tx)(nil)
