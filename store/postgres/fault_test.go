@@ -22,7 +22,13 @@ import (
 // pipeline; without, COMMIT is sent alone: both are covered.
 func TestWriterConnectionLostAtCommit(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
+	s, err := Open(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	for i, tc := range []struct {
 		name    string
 		fault   commitFault
 		events  bool
@@ -33,21 +39,15 @@ func TestWriterConnectionLostAtCommit(t *testing.T) {
 		{"after COMMIT, pipelined", lostAfterCommit, true, true},
 		{"after COMMIT, alone", lostAfterCommit, false, true},
 	} {
+		project := fmt.Sprintf("p%d", i) // one store (one migration), a project per case
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s, err := Open(context.Background(), pgtest.DSN(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			ctx := context.Background()
 			now := time.UnixMicro(1_700_000_000_000_000).UTC()
 			event := func(id string) learning.FeedbackEvent {
-				return learning.FeedbackEvent{ID: id, Project: "p", Criterion: "accuracy", Type: learning.Helpful,
+				return learning.FeedbackEvent{ID: id, Project: project, Criterion: "accuracy", Type: learning.Helpful,
 					RawValue: 0.9, TaskID: id, Timestamp: now}
 			}
 			record := func(tx store.Tx, id string) error {
-				if _, err := tx.InsertTask(ctx, learning.Task{ID: id, Project: "p", Description: "d",
+				if _, err := tx.InsertTask(ctx, learning.Task{ID: id, Project: project, Description: "d",
 					StartedAt: now, LastActivityAt: now, UpdatedAt: now}); err != nil {
 					return err
 				}
@@ -79,11 +79,11 @@ func TestWriterConnectionLostAtCommit(t *testing.T) {
 			}
 
 			var tasks, helpful int64
-			if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM tasks WHERE project = 'p' AND id <> 'seed'`).Scan(&tasks); err != nil {
+			if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM tasks WHERE project = $1 AND id <> 'seed'`, project).Scan(&tasks); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.View(ctx, func(tx store.Tx) error {
-				c, err := tx.GetCriterion(ctx, "p", "accuracy")
+				c, err := tx.GetCriterion(ctx, project, "accuracy")
 				helpful = c.HelpfulCount
 				if !tc.events && err != nil {
 					return nil
