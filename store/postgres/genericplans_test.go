@@ -9,10 +9,10 @@ import (
 	"github.com/kaizenhq/kaizen/store/sqlstore"
 )
 
-// The writer's transaction run by hand asks for generic plans
-// (sqlstore/conntx.go) whether its first statement goes alone or in a
-// pipeline, for that transaction only: the connection, back in the pool,
-// plans as before.
+// The writer's transaction run by hand for a group of hinted requests
+// asks for generic plans (sqlstore/conntx.go) whether its first statement
+// goes alone or in a pipeline, for that transaction only: the connection,
+// back in the pool, plans as before.
 func TestWriterTransactionUsesGenericPlans(t *testing.T) {
 	t.Parallel()
 	s, err := Open(context.Background(), pgtest.DSN(t))
@@ -34,7 +34,7 @@ func TestWriterTransactionUsesGenericPlans(t *testing.T) {
 			return m
 		}
 		before := mode()
-		tx := sqlstore.NewConnTx(conn, groupDialect)
+		tx := sqlstore.NewConnTx(conn, hintedDialect)
 		if pipelined {
 			tx.SetPipeliner(pipeliner(conn))
 			if err := tx.Prefetch(ctx, []store.WriteHint{{Project: "p", TaskID: "t"}}); err != nil {

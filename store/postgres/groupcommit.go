@@ -52,9 +52,17 @@ var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) 
 	d.CacheAggregates = true
 	d.GroupKeyLocks = true // both: every writer must lock keys alike
 	i := d
-	d.GenericPlans = true // its first run, a transaction run by hand (conntx.go)
 	d.DeferOutcomes = true
 	return d, i
+}()
+
+// hintedDialect is the first run's of a group whose requests all said what
+// they will read (store.WriteHint: outcome recordings): its statements are
+// lookups by key, planned once per connection (GenericPlans, conntx.go).
+var hintedDialect = func() sqlstore.Dialect {
+	d := groupDialect
+	d.GenericPlans = true
+	return d
 }()
 
 func (s *Store) writeLoop() {

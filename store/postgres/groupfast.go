@@ -46,7 +46,11 @@ func (s *Store) runFast(batch []*request) (results []error, all []*request, fail
 	if fault != noFault {
 		q = faultQuerier{conn, fault}
 	}
-	wrapped := sqlstore.NewConnTx(q, groupDialect)
+	dialect := groupDialect
+	if len(hints(batch)) == len(batch) {
+		dialect = hintedDialect
+	}
+	wrapped := sqlstore.NewConnTx(q, dialect)
 	wrapped.SetPipeliner(faultyPipeliner(conn, fault))
 	broken := false
 	defer func() {

@@ -61,9 +61,10 @@ func (t *Tx) begin(ctx context.Context) error {
 // its arguments better than the generic one, which it did for the
 // group's reads by task, pattern content and project (ANY($2) over the
 // group's keys): statement logs showed their binds (the planning) taking
-// most of the server's time of a group outside COMMIT. The writer's
-// statements are lookups by primary or unique keys, whose generic plans
-// are the same index scans, so its transactions ask for them.
+// most of the server's time of a group outside COMMIT. The statements of
+// outcome recordings are lookups by primary or unique keys, whose generic
+// plans are the same index scans, so the writer asks for them in a group
+// of such requests (Dialect.GenericPlans).
 const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
 
 // beginStatements returns what goes in front of the transaction's first

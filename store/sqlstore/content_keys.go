@@ -11,8 +11,8 @@ import (
 // folded) and its hash are computed once per content in a transaction.
 // A group of outcomes names the same few pattern contents many times
 // (the prefetch, the lookup by content, every update of the pattern), and
-// each computation lowered, split and joined the content and hashed it: a
-// tenth of the PostgreSQL writer's CPU per outcome.
+// each computation lowered, split and joined the content and hashed it:
+// about 8 % of the CPU of a process recording outcomes on PostgreSQL.
 
 type contentKeys struct{ key, hash string }
 
