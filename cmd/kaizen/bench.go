@@ -267,6 +267,9 @@ func printBench(w io.Writer, r benchReport) error {
 		if x.PerCommit > 0 {
 			fmt.Fprintf(w, "  %.1f outcomes per commit (group commit)\n", x.PerCommit)
 		}
+		if x.RoundTripsPerOutcome > 0 {
+			fmt.Fprintf(w, "  %.2f round trips per outcome (the writer's)\n", x.RoundTripsPerOutcome)
+		}
 		if r.Raw != nil {
 			printRaw(w, r.Raw)
 		}

@@ -131,6 +131,7 @@ func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration ti
 		case *postgres.Store: // group commit too (issue 17)
 			if ws := st.Stats(); ws.Batches > 0 {
 				res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
+				res.RoundTripsPerOutcome = float64(ws.RoundTrips) / float64(ws.Requests)
 			}
 		}
 	}

@@ -214,6 +214,9 @@ type RecordResult struct {
 	Callers   int       `json:"callers"`
 	Errors    int64     `json:"errors"`
 	PerCommit float64   `json:"outcomes_per_commit,omitempty"`
+	// RoundTripsPerOutcome is the PostgreSQL writer's round trips per
+	// request (its WriterStats), when the backend counts them.
+	RoundTripsPerOutcome float64 `json:"round_trips_per_outcome,omitempty"`
 	// Durability says when an outcome is acknowledged; the caller sets it
 	// from the backend (see `kaizen bench`).
 	Durability string `json:"durability,omitempty"`

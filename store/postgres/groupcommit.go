@@ -56,6 +56,15 @@ var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) 
 	return d, i
 }()
 
+// hintedDialect is the first run's of a group whose requests all said what
+// they will read (store.WriteHint: outcome recordings): its statements are
+// lookups by key, planned once per connection (GenericPlans, conntx.go).
+var hintedDialect = func() sqlstore.Dialect {
+	d := groupDialect
+	d.GenericPlans = true
+	return d
+}()
+
 func (s *Store) writeLoop() {
 	defer close(s.done)
 	for {

@@ -41,8 +41,17 @@ func (s *Store) runFast(batch []*request) (results []error, all []*request, fail
 		fail(err)
 		return results, batch, false, false
 	}
-	wrapped := sqlstore.NewConnTx(conn, groupDialect)
-	wrapped.SetPipeliner(pipeliner(conn))
+	fault := commitFault(s.fault.Load()) // fault.go: none but in tests
+	var q sqlstore.Querier = conn
+	if fault != noFault {
+		q = faultQuerier{conn, fault}
+	}
+	dialect := groupDialect
+	if len(hints(batch)) == len(batch) {
+		dialect = hintedDialect
+	}
+	wrapped := sqlstore.NewConnTx(q, dialect)
+	wrapped.SetPipeliner(faultyPipeliner(conn, fault))
 	broken := false
 	defer func() {
 		s.statements.Add(int64(wrapped.Statements()))

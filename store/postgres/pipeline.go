@@ -34,27 +34,46 @@ func (s *Store) beginWriter(ctx context.Context) (tx *sql.Tx, pipe sqlstore.Pipe
 
 // pipeliner sends statements through the pgx connection under conn, in
 // the transaction open on it.
-func pipeliner(conn *sql.Conn) sqlstore.Pipeliner {
+func pipeliner(conn *sql.Conn) sqlstore.Pipeliner { return faultyPipeliner(conn, noFault) }
+
+// faultyPipeliner is pipeliner with a fault injected at COMMIT (fault.go).
+func faultyPipeliner(conn *sql.Conn, fault commitFault) sqlstore.Pipeliner {
 	return func(ctx context.Context, stmts []sqlstore.Pipelined) error {
 		return conn.Raw(func(dc any) error {
 			c, ok := dc.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("pipeline: driver connection %T is not pgx's", dc)
 			}
-			b := &pgx.Batch{}
-			for _, st := range stmts {
-				b.Queue(st.SQL, st.Args...)
-			}
-			br := c.Conn().SendBatch(ctx, b)
-			for _, st := range stmts {
-				if err := read(br, st); err != nil {
-					br.Close()
-					return err
+			if fault != noFault && hasCommit(stmts) {
+				if fault == lostBeforeCommit {
+					breakConn(c.Conn())
+				} else {
+					defer breakConn(c.Conn())
+					if err := sendBatch(ctx, c, stmts); err != nil {
+						return err
+					}
+					return errInjectedLoss
 				}
 			}
-			return br.Close()
+			return sendBatch(ctx, c, stmts)
 		})
 	}
+}
+
+// sendBatch sends stmts as one pgx.Batch and reads their answers.
+func sendBatch(ctx context.Context, c *stdlib.Conn, stmts []sqlstore.Pipelined) error {
+	b := &pgx.Batch{}
+	for _, st := range stmts {
+		b.Queue(st.SQL, st.Args...)
+	}
+	br := c.Conn().SendBatch(ctx, b)
+	for _, st := range stmts {
+		if err := read(br, st); err != nil {
+			br.Close()
+			return err
+		}
+	}
+	return br.Close()
 }
 
 // read reads the answer to one statement of a pipeline.

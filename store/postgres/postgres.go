@@ -37,6 +37,8 @@ type Store struct {
 	quit, done chan struct{}
 
 	batches, requests, reruns, statements, trips atomic.Int64
+
+	fault atomic.Int32 // a commitFault injected by tests (fault.go)
 }
 
 // WriterStats counts the writer's work: committed groups and the requests

@@ -315,7 +315,7 @@ func (t *Tx) flushFirst(ctx context.Context) error {
 }
 
 func (t *Tx) contentKey(project, content string) string {
-	return project + "\x00" + contentHash(content)
+	return project + "\x00" + t.keysOf(content).hash
 }
 
 // forgetContent drops the remembered lookup of one content (a pattern with

@@ -45,19 +45,38 @@ func (t *Tx) begin(ctx context.Context) error {
 	}
 	t.conn.begun = true
 	t.trips++
-	if _, err := t.conn.ExecContext(ctx, "BEGIN"); err != nil {
+	q := "BEGIN"
+	if t.d.GenericPlans {
+		q = "BEGIN; " + genericPlans // no arguments: one simple query
+	}
+	if _, err := t.conn.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("begin postgres transaction: %w", err)
 	}
 	return nil
 }
 
-// beginStatement returns BEGIN to put in front of the transaction's first
-// pipeline, if nothing was sent yet.
-func (t *Tx) beginStatement() []Pipelined {
+// Generic plans (issue 17, item 2). The writer's statements are prepared
+// once per connection (pgx's statement cache), but PostgreSQL plans a
+// prepared statement again at every execution while it judges a plan for
+// its arguments better than the generic one, which it did for the
+// group's reads by task, pattern content and project (ANY($2) over the
+// group's keys): statement logs showed their binds (the planning) taking
+// most of the server's time of a group outside COMMIT. The statements of
+// outcome recordings are lookups by primary or unique keys, whose generic
+// plans are the same index scans, so the writer asks for them in a group
+// of such requests (Dialect.GenericPlans).
+const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+// beginStatements returns what goes in front of the transaction's first
+// pipeline, if nothing was sent yet: BEGIN (and the plan mode).
+func (t *Tx) beginStatements() []Pipelined {
 	if t.conn.Querier == nil || t.conn.begun {
 		return nil
 	}
 	t.conn.begun = true
+	if t.d.GenericPlans {
+		return []Pipelined{{SQL: "BEGIN"}, {SQL: genericPlans}}
+	}
 	return []Pipelined{{SQL: "BEGIN"}}
 }
 

@@ -36,6 +36,10 @@ import (
 // queuedResult is the sql.Result of a write held for a pipeline.
 type queuedResult struct{}
 
+// errWholeCriterion: a staged whole criterion reached the pipelined
+// flush, which does not write one (pipelinedFlush must have refused it).
+var errWholeCriterion = errors.New("the pipelined flush does not write whole criteria")
+
 var errQueued = errors.New("the result of a pipelined write is not known before the pipeline runs")
 
 func (queuedResult) LastInsertId() (int64, error) { return 0, errQueued }
@@ -118,6 +122,11 @@ func (t *Tx) flushPipelined(ctx context.Context) (err error) {
 			patterns = append(patterns, v)
 		case learning.Maturity:
 			maturity = append(maturity, v)
+		case learning.Criterion:
+			// pipelinedFlush sends a transaction with a staged whole
+			// criterion to the plain flush, which writes it (and resets
+			// its shards); never drop one here
+			return fmt.Errorf("pipelined flush: criterion %s staged whole: %w", v.Name, errWholeCriterion)
 		default:
 			continue // feedback and criterion deltas below
 		}

@@ -204,7 +204,7 @@ func (t *Tx) UpdatePattern(ctx context.Context, p learning.Pattern) error {
 	if err != nil {
 		return fmt.Errorf("update pattern %s: %w", p.ID, err)
 	}
-	contentChanged := learning.ContentKey(old.Content) != learning.ContentKey(p.Content)
+	contentChanged := old.Content != p.Content && t.keysOf(old.Content).key != t.keysOf(p.Content).key
 	_, _, locked := t.lookupLocked(patternKey(p.Project, p.ID))
 	// Staged are updates of counts and evidence only, written at Flush by
 	// writeStagedPatterns without touching the indexed columns. Others are
@@ -232,7 +232,7 @@ func (t *Tx) writePattern(ctx context.Context, p learning.Pattern) error {
 	return t.change(ctx, "update pattern "+p.ID, `UPDATE patterns SET content = ?, content_key = ?, search_key = ?, content_hash = ?, kind = ?, is_negative = ?,
 		success_count = ?, failure_count = ?, tags = ?, example_tasks = ?, reason = ?, source_id = ?,
 		anti_pattern_id = ?, generation = ?, created_at = ?, updated_at = ? WHERE project = ? AND id = ?`,
-		p.Content, learning.ContentKey(p.Content), strings.ToLower(p.Content), contentHash(p.Content), string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
+		p.Content, t.keysOf(p.Content).key, strings.ToLower(p.Content), t.keysOf(p.Content).hash, string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
 		jsonList(p.Tags), jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation,
 		micros(p.CreatedAt), micros(p.UpdatedAt), p.Project, p.ID)
 }
@@ -322,7 +322,7 @@ func (t *Tx) FindPatternsByContent(ctx context.Context, project, content string)
 	// every pattern of the project instead of using the content-hash index.
 	found, err := many(ctx, t, "patterns", scanPattern, `SELECT `+patternCols+` FROM patterns`+t.d.ContentIndex+`
 		WHERE project = ? AND content_hash = ? AND content_key = ?`,
-		project, contentHash(content), learning.ContentKey(content))
+		project, t.keysOf(content).hash, t.keysOf(content).key)
 	if err != nil {
 		return nil, err
 	}

@@ -70,10 +70,9 @@ func (t *Tx) pipeline(ctx context.Context, what string, stmts []Pipelined) error
 		}
 		return nil
 	}
-	bound := make([]Pipelined, 0, len(stmts)+1)
+	bound := make([]Pipelined, 0, len(stmts)+2)
 	if begin {
-		t.conn.begun = true
-		bound = append(bound, Pipelined{SQL: "BEGIN"})
+		bound = append(bound, t.beginStatements()...) // conntx.go
 	}
 	for _, s := range stmts {
 		bound = append(bound, Pipelined{SQL: t.query(s.SQL), Args: s.Args, Row: s.Row, Affected: s.Affected})

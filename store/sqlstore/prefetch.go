@@ -264,8 +264,9 @@ func (t *Tx) prefetchPatterns(project string, contents []string, stmts []Pipelin
 	}
 	want := map[string]string{} // content hash → content key
 	for _, c := range contents {
-		if _, ok := t.agg.content[t.contentKey(project, c)]; !ok {
-			want[contentHash(c)] = learning.ContentKey(c)
+		k := t.keysOf(c)
+		if _, ok := t.agg.content[project+"\x00"+k.hash]; !ok {
+			want[k.hash] = k.key
 		}
 	}
 	if len(want) == 0 {

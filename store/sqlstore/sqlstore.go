@@ -77,6 +77,12 @@ type Dialect struct {
 	// statements on a dialect other than PostgreSQL (the SQLite writer,
 	// where a statement costs CPU, not a round trip); see prefetch.go.
 	PrefetchTasks bool
+
+	// GenericPlans makes a transaction run by hand (NewConnTx) plan its
+	// prepared statements once per connection (PostgreSQL's
+	// plan_cache_mode = force_generic_plan, SET LOCAL after BEGIN); see
+	// conntx.go.
+	GenericPlans bool
 }
 
 // FullTextEngine names how a dialect indexes search documents.
@@ -195,6 +201,8 @@ type Tx struct {
 	pipe       Pipeliner    // several statements at once (pipeline.go)
 	queued     *[]Pipelined // writes held for the next pipeline (flush_pipeline.go)
 	conn       connState    // a transaction run by hand on a connection (conntx.go)
+
+	keys map[string]contentKeys // content → content key and hash (content_keys.go)
 }
 
 var _ store.Tx = (*Tx)(nil)
