@@ -34,9 +34,9 @@ import (
 // duplicates (2 of which the classifier merged): "do not change the data"
 // vs "leave the data unchanged" is read as opposite.
 func Contradicts(a, b MergeLesson) bool {
-	pa, ra := ruleStance(a.Rule)
-	pb, rb := ruleStance(b.Rule)
-	if (len(ra) > 0) == (len(rb) > 0) {
+	pa, ra, na := ruleStance(a.Rule)
+	pb, rb, nb := ruleStance(b.Rule)
+	if na == nb {
 		// Both rules reject something ("never commit keys" / "do not
 		// commit .env files"), or neither does: restatements of one rule
 		// often name its object on both sides of a rejection, so only a
@@ -84,15 +84,43 @@ var latinRejectCues = [][]string{
 var hanRejectCues = []string{"而不是", "而非", "代替", "替代", "取代", "不要", "不用", "不能", "不应", "不得", "切勿", "禁止", "避免", "别", "勿"}
 
 // ruleStance splits a rule into the units it asks for and those it
-// rejects.
-func ruleStance(rule string) (ask, rej map[string]bool) {
+// rejects, and reports whether it has a rejection cue at all. A rejected
+// part that names an order ("do not copy the source before installing
+// the dependencies", "never lock rows in whatever order they arrive")
+// rejects a sequence, not its items: its units are left out (the rule
+// still counts as rejecting).
+func ruleStance(rule string) (ask, rej map[string]bool, rejects bool) {
 	ask, rej = map[string]bool{}, map[string]bool{}
 	for _, clause := range strings.FieldsFunc(rule, isClauseBreak) {
-		pos, neg := splitRejection(clause)
+		pos, neg, cue := splitRejection(clause)
 		addUnits(ask, pos)
-		addUnits(rej, neg)
+		if cue {
+			rejects = true
+			if !namesOrder(neg) {
+				addUnits(rej, neg)
+			}
+		}
 	}
-	return ask, rej
+	return ask, rej, rejects
+}
+
+// orderWords are the words and terms of a sequence.
+var orderWords = map[string]bool{"before": true, "after": true, "first": true, "then": true, "until": true, "order": true, "ordering": true}
+
+var orderTerms = []string{"之前", "之后", "以前", "以后", "先", "再", "顺序"}
+
+func namesOrder(s string) bool {
+	for _, w := range latinWordSpans(s) {
+		if orderWords[w.word] {
+			return true
+		}
+	}
+	for _, t := range orderTerms {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
 }
 
 func isClauseBreak(r rune) bool {
@@ -104,8 +132,8 @@ func isClauseBreak(r rune) bool {
 }
 
 // splitRejection returns the part of a clause before its first rejection
-// cue and the part after it ("" when the clause has none).
-func splitRejection(clause string) (pos, neg string) {
+// cue and the part after it, and whether it has one.
+func splitRejection(clause string) (pos, neg string, cue bool) {
 	cut := -1
 	cueEnd := -1
 	// Chinese cues: anywhere.
@@ -134,9 +162,9 @@ func splitRejection(clause string) (pos, neg string) {
 		}
 	}
 	if cut < 0 {
-		return clause, ""
+		return clause, "", false
 	}
-	return clause[:cut], clause[cueEnd:]
+	return clause[:cut], clause[cueEnd:], true
 }
 
 type wordSpan struct {

@@ -27,8 +27,8 @@ func TestExploreContradictionNotes(t *testing.T) {
 				continue
 			}
 			a, b := MergeLesson{Trigger: p.A.Trigger, Rule: p.A.Rule}, MergeLesson{Trigger: p.B.Trigger, Rule: p.B.Rule}
-			pa, ra := ruleStance(a.Rule)
-			pb, rb := ruleStance(b.Rule)
+			pa, ra, _ := ruleStance(a.Rule)
+			pb, rb, _ := ruleStance(b.Rule)
 			t.Logf("%s %s cross %v contradicts %v\n  A: %s | %s\n     asks %v rejects %v\n  B: %s | %s\n     asks %v rejects %v", p.ID, p.Note, p.CrossLanguage, Contradicts(a, b), p.A.Trigger, p.A.Rule, keys(pa), keys(ra), p.B.Trigger, p.B.Rule, keys(pb), keys(rb))
 		}
 		fh.Close()

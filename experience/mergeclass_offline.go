@@ -5,8 +5,8 @@ package experience
 // OfflineMergeClassifier returns the merge classifier of the offline
 // embedder (offline-hash-v4@512), fitted by internal/recalleval.CalibrateMergeClassifier on
 // the dev pairs: lambda 0.1, balanced classes false, prior correction false, fold cost 5.
-// Cross-validation (6 folds) on the scored dev pairs: 122/192 right, 1
-// unrelated folded; on every dev pair 429/508, 1 folded. Regenerate with
+// Cross-validation (6 folds) on the scored dev pairs: 123/192 right, 1
+// unrelated folded; on every dev pair 430/508, 1 folded. Regenerate with
 //
 //	KAIZEN_WRITE_MERGE_CLASSIFIER=1 go test ./internal/recalleval -run TestCalibrateMergeClassifier
 func OfflineMergeClassifier() *MergeClassifier {
