@@ -265,7 +265,10 @@ func TestHookIgnoresAnImpostorOnTheOldPort(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	payload := claudeEvent("imp", "UserPromptSubmit", map[string]any{"prompt": "secret plan: split by file type"})
 	t.Setenv("KAIZEN_TOKEN", "impostor-test-token-0123456789")
-	if code := run([]string{"--home", home, "--project", "webapp", "hook", "claude", "UserPromptSubmit"},
+	// a budget no loaded machine reaches: the test is about where the
+	// event goes, not about the deadline (a hook past its budget leaves
+	// the event in the spool, TestHookGivesUpAtItsDeadline)
+	if code := run([]string{"--home", home, "--project", "webapp", "hook", "--timeout", "10m", "claude", "UserPromptSubmit"},
 		bytes.NewReader(payload), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d %s", code, stderr.String())
 	}
