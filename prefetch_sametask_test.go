@@ -19,6 +19,17 @@ func TestSameTaskInOneGroupPostgres(t *testing.T) {
 	t.Parallel()
 	cfg := kaizen.DefaultConfig()
 	cfg.DB, cfg.Project, cfg.Home = pgtest.DSN(t), "same-group", t.TempDir()
+	recordSameTasksAtOnce(t, cfg, false)
+}
+
+// recordSameTasksAtOnce records each of 24 tasks 4 times at once on an
+// engine opened with cfg and checks that each task keeps one outcome,
+// counted once in its patterns, and exactly one of its explicit
+// recordings is not Unchanged. With inferredFirst, the first recording of
+// every other task is inferred, to be replaced by the explicit ones (no
+// inferred outcome may survive).
+func recordSameTasksAtOnce(t *testing.T, cfg kaizen.Config, inferredFirst bool) {
+	t.Helper()
 	e, err := kaizen.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -27,18 +38,20 @@ func TestSameTaskInOneGroupPostgres(t *testing.T) {
 	const tasks, copies = 24, 4
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	recorded := map[string]int{} // task → recordings that were not Unchanged
+	recorded := map[string]int{} // task → explicit recordings that were not Unchanged
 	errs := make(chan error, tasks*copies)
 	for i := range tasks {
-		for range copies {
+		for c := range copies {
 			wg.Go(func() {
 				task := sprintf("bd-group-%d", i)
-				res, err := e.RecordOutcome(ctx, outcome(task, i%3 != 0, "Split by feature", "Tests alongside implementation"))
+				in := outcome(task, i%3 != 0, "Split by feature", "Tests alongside implementation")
+				in.Inferred = inferredFirst && c == 0 && i%2 == 0
+				res, err := e.RecordOutcome(ctx, in)
 				if err != nil {
 					errs <- err
 					return
 				}
-				if !res.Unchanged {
+				if !res.Unchanged && !in.Inferred {
 					mu.Lock()
 					recorded[task]++
 					mu.Unlock()
@@ -53,15 +66,20 @@ func TestSameTaskInOneGroupPostgres(t *testing.T) {
 	}
 	for i := range tasks {
 		if n := recorded[sprintf("bd-group-%d", i)]; n != 1 {
-			t.Errorf("task %d recorded %d times, want once", i, n)
+			t.Errorf("task %d recorded explicitly %d times, want once", i, n)
 		}
 	}
-	list, err := e.ListOutcomes(ctx, kaizen.OutcomeQuery{Limit: 1})
+	list, err := e.ListOutcomes(ctx, kaizen.OutcomeQuery{Limit: tasks * copies})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if list.Total != tasks {
 		t.Errorf("%d outcomes, want %d (one per task)", list.Total, tasks)
+	}
+	for _, o := range list.Items {
+		if o.Inferred {
+			t.Errorf("task %s kept its inferred outcome", o.TaskID)
+		}
 	}
 	for _, p := range []string{"Split by feature", "Tests alongside implementation"} {
 		d, err := e.GetPattern(ctx, "", p)

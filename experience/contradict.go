@@ -45,17 +45,8 @@ func Contradicts(a, b MergeLesson) bool {
 	}
 	// The lexicon's concepts are broad ("client" and "request" share
 	// one): they bridge a Chinese rule and another rule only.
-	concepts := hasHan(a.Rule) || hasHan(b.Rule)
+	concepts := ruleHasCJK(a.Rule) || ruleHasCJK(b.Rule)
 	return opposed(ra, pa, pb, rb, concepts) || opposed(rb, pb, pa, ra, concepts)
-}
-
-func hasHan(s string) bool {
-	for _, r := range s {
-		if tokenize.IsCJK(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // opposed: a unit rejected by one side (rej) that the same side does not

@@ -63,39 +63,18 @@ func logChoose(n, k int) float64 {
 	return a - b - c
 }
 
-// skillRegain is the smallest r >= 0 such that the policy's skill over
-// tasks d+r … d+r+win-1, pooled over the seeds (Σ(policy − random) /
-// Σ(oracle − random) over those tasks of every seed), is at least its
-// pooled skill over the win tasks before the drift minus tol. expected,
-// best and rnd are per seed and task: the policy's, the oracle's and
-// random choice's expected success. Not judged (false) when there is no
-// full window before the drift, or the oracle is no better than random
-// over it; a window after the drift where it is no better is skipped.
+// skillRegain is regain (report.go) on skill: the smallest r >= 0 such
+// that the policy's skill over tasks d+r … d+r+win-1, pooled over the
+// seeds (Σ(policy − random) / Σ(oracle − random) over those tasks of every
+// seed), is at least its pooled skill over the win tasks before the drift
+// minus tol. expected, best and rnd are per seed and task: the policy's,
+// the oracle's and random choice's expected success. Not judged (false)
+// when there is no full window before the drift, or the oracle is no
+// better than random over it; a window after the drift where it is no
+// better is skipped.
 func skillRegain(expected, best, rnd [][]float64, d, end, win int, tol float64) (int, bool) {
-	if len(expected) == 0 || d-1-win < 0 {
+	if len(expected) == 0 {
 		return 0, false
 	}
-	n := len(expected[0])
-	// prefix sums over the seeds of policy − random and oracle − random
-	pe, pb := make([]float64, n+1), make([]float64, n+1)
-	for t := range n {
-		pe[t+1], pb[t+1] = pe[t], pb[t]
-		for s := range expected {
-			pe[t+1] += expected[s][t] - rnd[s][t]
-			pb[t+1] += best[s][t] - rnd[s][t]
-		}
-	}
-	lo, hi := d-1-win, d-1
-	gap := pb[hi] - pb[lo]
-	if gap <= 1e-12 {
-		return 0, false
-	}
-	before := (pe[hi] - pe[lo]) / gap
-	for r := 0; d+r+win-1 <= end; r++ {
-		lo, hi := d+r-1, d+r+win-1
-		if g := pb[hi] - pb[lo]; g > 1e-12 && (pe[hi]-pe[lo])/g >= before-tol-1e-12 {
-			return r, true
-		}
-	}
-	return 0, false
+	return regain(pooled(expected, rnd), pooled(best, rnd), d, end, win, tol)
 }

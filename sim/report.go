@@ -312,7 +312,7 @@ func regain(expected, best []float64, d, end, win int, tol float64) (int, bool) 
 	for t := d - 1 - win; t < d-1; t++ { // 0-based: the win tasks before task d
 		pe, pb = pe+expected[t], pb+best[t]
 	}
-	if pb <= 0 {
+	if pb <= 1e-12 {
 		return 0, false
 	}
 	before := pe / pb
@@ -322,7 +322,7 @@ func regain(expected, best []float64, d, end, win int, tol float64) (int, bool) 
 	}
 	for r := 0; d+r+win-1 <= end; r++ {
 		lo, hi := d+r-1, d+r+win-1
-		if ob := b[hi] - b[lo]; ob > 0 && (e[hi]-e[lo])/ob >= before-tol-1e-12 {
+		if ob := b[hi] - b[lo]; ob > 1e-12 && (e[hi]-e[lo])/ob >= before-tol-1e-12 {
 			return r, true
 		}
 	}
@@ -335,15 +335,22 @@ func pooledRegain(expected, best [][]float64, d, end, win int, tol float64) (int
 	if len(expected) == 0 {
 		return 0, false
 	}
-	n := len(expected[0])
-	pe, pb := make([]float64, n), make([]float64, n)
-	for s := range expected {
-		for t := range n {
-			pe[t] += expected[s][t]
-			pb[t] += best[s][t]
+	return regain(pooled(expected, nil), pooled(best, nil), d, end, win, tol)
+}
+
+// pooled sums xs[s][t] − minus[s][t] (minus nil: 0) over the seeds s,
+// per task t.
+func pooled(xs, minus [][]float64) []float64 {
+	out := make([]float64, len(xs[0]))
+	for s := range xs {
+		for t := range out {
+			out[t] += xs[s][t]
+			if minus != nil {
+				out[t] -= minus[s][t]
+			}
 		}
 	}
-	return regain(pe, pb, d, end, win, tol)
+	return out
 }
 
 // rolling is the trailing mean over up to win values.

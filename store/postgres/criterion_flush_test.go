@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaizenhq/kaizen/internal/pgtest"
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
 )
@@ -18,11 +17,7 @@ import (
 // of the same transaction: neither may be lost, whichever flush runs.
 func TestWriterFlushesWholeCriterionWithEvents(t *testing.T) {
 	t.Parallel()
-	s, err := Open(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000).UTC()
 	event := func(id, criterion string) learning.FeedbackEvent {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kaizenhq/kaizen/internal/pgtest"
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
 )
@@ -22,11 +21,7 @@ import (
 // pipeline; without, COMMIT is sent alone: both are covered.
 func TestWriterConnectionLostAtCommit(t *testing.T) {
 	t.Parallel()
-	s, err := Open(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t)
 	ctx := context.Background()
 	for i, tc := range []struct {
 		name    string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kaizenhq/kaizen/internal/pgtest"
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/store/sqlstore"
 )
@@ -15,11 +14,7 @@ import (
 // back in the pool, plans as before.
 func TestWriterTransactionUsesGenericPlans(t *testing.T) {
 	t.Parallel()
-	s, err := Open(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t)
 	ctx := context.Background()
 	for _, pipelined := range []bool{true, false} {
 		conn, err := s.db.Conn(ctx)

@@ -42,17 +42,24 @@ func readTaskState(ctx context.Context, t *testing.T, tx *sqlstore.Tx, project, 
 	return st
 }
 
+// openStore opens a store on a test database of its own, closed when the
+// test ends.
+func openStore(t *testing.T) *Store {
+	s, err := Open(context.Background(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // A group's prefetched task reads (sqlstore/prefetch.go) answer exactly
 // what the single reads answer, without a statement, and are dropped as
 // soon as the transaction may have changed them: an outcome appended for
 // the task (deferred), a write to the errors table, the task's update.
 func TestPrefetchAnswersLikeTheReads(t *testing.T) {
 	t.Parallel()
-	s, err := Open(context.Background(), pgtest.DSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openStore(t)
 	ctx := context.Background()
 	now := time.UnixMicro(1_700_000_000_000_000).UTC()
 	outcome := func(id, task string, at time.Time) learning.Outcome {

@@ -13,6 +13,8 @@ import (
 // (the prefetch, the lookup by content, every update of the pattern), and
 // each computation lowered, split and joined the content and hashed it:
 // about 8 % of the CPU of a process recording outcomes on PostgreSQL.
+// The hash is the SHA-256 of the content key: content keys can exceed
+// index entry limits, their hashes cannot.
 
 type contentKeys struct{ key, hash string }
 

@@ -3,9 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,13 +15,6 @@ import (
 
 const patternCols = `project, id, content, kind, is_negative, success_count, failure_count, tags, example_tasks,
 	reason, source_id, anti_pattern_id, generation, created_at, updated_at`
-
-// contentHash is the SHA-256 of a content key: content keys can exceed
-// index entry limits, their hashes cannot.
-func contentHash(content string) string {
-	sum := sha256.Sum256([]byte(learning.ContentKey(content)))
-	return hex.EncodeToString(sum[:])
-}
 
 // prefixed qualifies every column of a column list with a table alias.
 func prefixed(alias, cols string) string {
@@ -69,11 +60,12 @@ func patternKey(project, id string) rowKey { return rowKey{"patterns", project, 
 
 // InsertPattern implements store.PatternStorage.
 func (t *Tx) InsertPattern(ctx context.Context, p learning.Pattern) (bool, error) {
+	k := t.keysOf(p.Content)
 	ok, err := t.insert(ctx, "pattern", `INSERT INTO patterns (`+patternCols+`, content_key, search_key, content_hash)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		p.Project, p.ID, p.Content, string(p.Kind), p.IsNegative, p.SuccessCount, p.FailureCount,
 		jsonList(p.Tags), jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation,
-		micros(p.CreatedAt), micros(p.UpdatedAt), learning.ContentKey(p.Content), strings.ToLower(p.Content), contentHash(p.Content))
+		micros(p.CreatedAt), micros(p.UpdatedAt), k.key, strings.ToLower(p.Content), k.hash)
 	if ok {
 		t.touch(p.Project, p.ID, false)
 	}
