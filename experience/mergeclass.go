@@ -169,7 +169,13 @@ func newPairText(trigger, rule string) pairText {
 			}
 			word := string(w.Buf[tk.From:tk.To])
 			latin++
-			if cue, ok := latinCues[word]; ok {
+			cue, ok := latinCues[word]
+			if !ok {
+				// Inflected forms meet by their stem ("reading" → read,
+				// "added" → add); the stems of the listed words only.
+				cue, ok = latinCueStems[string(w.Buf[tk.StemFrom:tk.StemTo])]
+			}
+			if ok {
 				p.cues[cue] = true
 				if part == 1 && cue == "not" {
 					p.negRule = true
@@ -207,6 +213,30 @@ var latinCues = map[string]string{
 	"sync": "sync", "synchronous": "sync", "async": "async", "asynchronous": "async",
 	"read": "read", "reads": "read", "write": "write", "writes": "write",
 }
+
+// latinCueStems maps the stem of each word of latinCues to its cue.
+var latinCueStems = func() map[string]string {
+	m := map[string]string{}
+	for word, cue := range latinCues {
+		var w tokenize.Words
+		w.Scan(word)
+		for _, tk := range w.Tokens {
+			if st := string(w.Buf[tk.StemFrom:tk.StemTo]); len(st) >= 2 {
+				if prev, dup := m[st]; !dup || prev == cue {
+					m[st] = cue
+				} else {
+					m[st] = "" // two cues share a stem: neither
+				}
+			}
+		}
+	}
+	for st, cue := range m {
+		if cue == "" {
+			delete(m, st)
+		}
+	}
+	return m
+}()
 
 var hanCues = []struct{ term, cue string }{
 	{"不要", "not"}, {"不能", "not"}, {"别", "not"}, {"禁止", "not"}, {"避免", "not"}, {"不得", "not"}, {"切勿", "not"}, {"不应", "not"},
