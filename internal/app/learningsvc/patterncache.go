@@ -125,11 +125,11 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		}
 	}
 	c.fullLoads.Add(1)
-	rows, err := loadRows(ctx, tx, project)
+	base, err := loadBase(ctx, tx, project)
 	if err != nil {
 		return nil, err
 	}
-	next := &cachedProject{version: v.Version, base: newPatternBase(rows)}
+	next := &cachedProject{version: v.Version, base: base}
 	c.snaps.saveLater(ctx, tx, project, next.version, next.base)
 	c.store(project, next, cur)
 	return next, nil
