@@ -21,8 +21,8 @@ import (
 // staleMin and staleDivisor: a state is caught up unless more than
 // max(staleMin, patterns/staleDivisor) of its patterns changed since. At
 // 100,000 patterns (a limit of 1,562, about where advance makes a new base
-// anyway) catching up 1,500 changed patterns peaked at 126–140 MiB, 12,000
-// at 206–210 MiB, and a full load at about 105 MiB.
+// anyway) catching up 1,500 changed patterns peaked at 126–139 MiB, 12,000
+// at 203–210 MiB, and a full load at about 105 MiB.
 const (
 	staleMin     = 256
 	staleDivisor = 64
