@@ -15,9 +15,10 @@ import (
 // time, then id) here and the id index comes with them; else the rows are
 // read in the store's order (loadRows) and the id index is sorted.
 func loadBase(ctx context.Context, tx store.Tx, project string) (*patternBase, error) {
+	n := int64(-1) // not counted
 	if ir, ok := tx.(store.PatternRankIDReader); ok {
-		n, err := tx.CountPatterns(ctx, project, store.PatternFilter{})
-		if err != nil {
+		var err error
+		if n, err = tx.CountPatterns(ctx, project, store.PatternFilter{}); err != nil {
 			return nil, err
 		}
 		l := rowLoader{rows: make([]patternRow, 0, n)}
@@ -33,7 +34,7 @@ func loadBase(ctx context.Context, tx store.Tx, project string) (*patternBase, e
 			return baseByID(l.finish(), created), nil
 		}
 	}
-	rows, err := loadRows(ctx, tx, project)
+	rows, err := loadRowsSized(ctx, tx, project, n)
 	if err != nil {
 		return nil, err
 	}
