@@ -1,11 +1,13 @@
 package learningsvc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,5 +112,78 @@ func TestPatternSnapshotStale(t *testing.T) {
 				t.Fatalf("running service after a full load differs from a new one:\ngot  %s\nwant %s", got, b)
 			}
 		})
+	}
+}
+
+// TestPatternSnapshotSavedAtClose: a service that caught up with at least
+// closeSaveMin changed patterns saves its state at Close, so that the next
+// one starts from a file at the store's version with nothing to catch up;
+// with fewer changes it does not (the next one catches up); the guidance is
+// a full load's each time.
+func TestPatternSnapshotSavedAtClose(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			st, db := openStore(t, backend)
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			now := t0.Add(2 * time.Hour)
+			snapWorld(t, st, 600, t0)
+			home := t.TempDir()
+			check := func(step string, wantOverlay int) {
+				t.Helper()
+				want, full, _ := guidanceJSON(t, st, db, "", now, learning.RankingThompson)
+				got, snap, loads := guidanceJSON(t, st, db, home, now, learning.RankingThompson)
+				if got != want {
+					t.Fatalf("%s: guidance differs from a full load:\ngot  %s\nwant %s", step, got, want)
+				}
+				if loads != 0 || snap.version != full.version {
+					t.Fatalf("%s: %d full loads, version %d, want none at %d", step, loads, snap.version, full.version)
+				}
+				if len(snap.overlay) != wantOverlay {
+					t.Fatalf("%s: %d patterns caught up, want %d", step, len(snap.overlay), wantOverlay)
+				}
+			}
+			guidanceJSON(t, st, db, home, now, learning.RankingThompson) // full load, saves the file
+			changePatterns(t, st, closeSaveMin+36)
+			check("caught up, saved at close", closeSaveMin+36)
+			check("from the file saved at close", 0)
+			changePatterns(t, st, 10)
+			check("a few changes, not saved at close", 10)
+			check("the file is still the older one", 10)
+		})
+	}
+}
+
+// TestSnapshotOfOverlay: the file Close writes from a base and its overlay
+// (layout, writePatternSnapshotOf) is byte for byte the file of the base
+// made from the same rows (newPatternBase of rows()), with changed
+// patterns and added ones whose ids fall before, between and after the
+// base's.
+func TestSnapshotOfOverlay(t *testing.T) {
+	rows := snapRows(300)
+	p := &cachedProject{version: 9, base: newPatternBase(rows), overlay: map[string]*store.PatternRecord{}}
+	for i, id := range []string{rows[3].id, rows[100].id, "0-first", "p-00007~", "zz-last", "p-00150b"} {
+		rec := &store.PatternRecord{Pattern: learning.Pattern{ID: id, Kind: learning.KindPattern,
+			Content: fmt.Sprintf("changed or added %d", i), SuccessCount: int64(i)}}
+		if _, inBase := p.base.pos(id); !inBase {
+			p.added = append(p.added, id)
+		}
+		p.overlay[id] = rec
+	}
+	h := patternSnapHeader{StoreID: "s", Locator: "l", Project: "x", Version: 9}
+	want := newPatternBase(p.rows())
+	wantFile, err := encodePatternSnapshot(h, want.rows, want.byID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, row, byID := p.layout()
+	if !slices.Equal(byID, want.byID) {
+		t.Fatalf("id order %v…, want %v…", byID[:8], want.byID[:8])
+	}
+	var buf bytes.Buffer
+	if err := writePatternSnapshotOf(&buf, h, n, row, byID); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), wantFile) {
+		t.Fatal("snapshot from the overlay differs from the snapshot of the rows")
 	}
 }
