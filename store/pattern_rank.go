@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math"
 
 	"github.com/kaizenhq/kaizen/learning"
 )
@@ -21,7 +22,13 @@ type PatternRank struct {
 	Helpful      learning.DecayedSum
 	Harmful      learning.DecayedSum
 	Manual       []byte
+	// Created is the creation time in unix µs (NoCreated when unset),
+	// set by PatternRankIDReader only.
+	Created int64
 }
+
+// NoCreated is PatternRank.Created of a pattern without a creation time.
+const NoCreated = math.MinInt64
 
 // PatternRankReader is implemented by the transactions of stores that can
 // stream the ranking columns of a project's patterns, in the order of
@@ -31,4 +38,19 @@ type PatternRank struct {
 // fn receives a struct reused for every row.
 type PatternRankReader interface {
 	EachPatternRank(ctx context.Context, project string, fn func(*PatternRank) error) error
+}
+
+// PatternRankIDReader is implemented by the transactions of stores that
+// can also stream the ranking columns in the byte order of the pattern
+// ids, each with its creation time (PatternRank.Created), at a fraction of
+// the cost of EachPatternRank: on SQLite the patterns and their maturity
+// rows are two scans of their tables in key order merged by id, where the
+// order of PatternsWithMaturity walks an index and seeks both tables for
+// every pattern (issue 17: a first guidance request without a pattern
+// snapshot). The caller puts the rows in the order of PatternsWithMaturity
+// (creation time, then id; an unset creation time first). ok is false,
+// and fn never called, when the store cannot (the caller then uses
+// EachPatternRank).
+type PatternRankIDReader interface {
+	EachPatternRankByID(ctx context.Context, project string, fn func(*PatternRank) error) (ok bool, err error)
 }

@@ -267,12 +267,20 @@ func (l *rowLoader) finish() []patternRow {
 // loadRows reads every pattern of the project as rows: streamed when the
 // store can (store.PatternRankReader), else from full records.
 func loadRows(ctx context.Context, tx store.Tx, project string) ([]patternRow, error) {
+	return loadRowsSized(ctx, tx, project, -1)
+}
+
+// loadRowsSized is loadRows with the number of patterns counted already
+// (n ≥ 0) or not (n < 0).
+func loadRowsSized(ctx context.Context, tx store.Tx, project string, n int64) ([]patternRow, error) {
 	if rr, ok := tx.(store.PatternRankReader); ok {
 		// The count sizes the rows (an index-only count; doubling a
 		// slice of 100,000 rows allocated 4.7 times its final size).
-		n, err := tx.CountPatterns(ctx, project, store.PatternFilter{})
-		if err != nil {
-			return nil, err
+		if n < 0 {
+			var err error
+			if n, err = tx.CountPatterns(ctx, project, store.PatternFilter{}); err != nil {
+				return nil, err
+			}
 		}
 		l := rowLoader{rows: make([]patternRow, 0, n)}
 		if err := rr.EachPatternRank(ctx, project, l.add); err != nil {

@@ -86,6 +86,13 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		c.touch(project, cur)
 		return cur, nil
 	case cur != nil && v.ResetVersion <= cur.version && v.Version > cur.version:
+		stale, err := tooStale(ctx, tx, project, cur)
+		if err != nil {
+			return nil, err
+		}
+		if stale { // see patternstale.go: load every pattern below
+			break
+		}
 		next, err := c.advance(ctx, tx, project, cur, v.Version)
 		if err != nil {
 			return nil, err
@@ -113,7 +120,11 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 			case v.ResetVersion > from.version:
 				next, ok, err = c.afterReset(ctx, tx, project, from, v)
 			case v.Version > from.version:
-				next, err = c.advance(ctx, tx, project, from, v.Version)
+				var stale bool
+				if stale, err = tooStale(ctx, tx, project, from); err == nil && !stale {
+					next, err = c.advance(ctx, tx, project, from, v.Version)
+				}
+				ok = !stale
 			}
 			if err != nil {
 				return nil, err
@@ -125,11 +136,11 @@ func (c *patternCache) snapshot(ctx context.Context, tx store.Tx, project string
 		}
 	}
 	c.fullLoads.Add(1)
-	rows, err := loadRows(ctx, tx, project)
+	base, err := loadBase(ctx, tx, project)
 	if err != nil {
 		return nil, err
 	}
-	next := &cachedProject{version: v.Version, base: newPatternBase(rows)}
+	next := &cachedProject{version: v.Version, base: base}
 	c.snaps.saveLater(ctx, tx, project, next.version, next.base)
 	c.store(project, next, cur)
 	return next, nil

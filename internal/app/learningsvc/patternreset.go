@@ -34,6 +34,9 @@ func (c *patternCache) afterReset(ctx context.Context, tx store.Tx, project stri
 	if !ok || v.Version < from.version {
 		return nil, false, nil
 	}
+	if stale, err := tooStale(ctx, tx, project, from); err != nil || stale {
+		return nil, false, err
+	}
 	delta, err := tx.PatternsWithMaturity(ctx, project, store.PatternFilter{ChangedAfter: from.version})
 	if err != nil {
 		return nil, false, err

@@ -198,7 +198,14 @@ const snapChunk = 64 << 10
 // string references, one blob of every id and content, the positions in
 // id order, and a CRC-32 of everything before it.
 func writePatternSnapshot(w io.Writer, h patternSnapHeader, rows []patternRow, byID []int32) error {
-	if len(byID) != len(rows) {
+	return writePatternSnapshotOf(w, h, len(rows), func(i int) *patternRow { return &rows[i] }, byID)
+}
+
+// writePatternSnapshotOf is writePatternSnapshot of the n rows row(0) …
+// row(n-1) (a state saved without laying out its rows first: see
+// saveAtClose).
+func writePatternSnapshotOf(w io.Writer, h patternSnapHeader, n int, row func(int) *patternRow, byID []int32) error {
+	if len(byID) != n {
 		return errors.New("pattern snapshot: id order of another length")
 	}
 	head, err := json.Marshal(h)
@@ -236,10 +243,11 @@ func writePatternSnapshot(w io.Writer, h patternSnapHeader, rows []patternRow, b
 		}
 		return i
 	}
-	for i := range rows {
-		intern(string(rows[i].kind))
-		intern(string(rows[i].manual))
-		for _, t := range rows[i].tags {
+	for i := range n {
+		r := row(i)
+		intern(string(r.kind))
+		intern(string(r.manual))
+		for _, t := range r.tags {
 			intern(t)
 		}
 	}
@@ -251,11 +259,11 @@ func writePatternSnapshot(w io.Writer, h patternSnapHeader, rows []patternRow, b
 			return err
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(rows)))
+	b = binary.AppendUvarint(b, uint64(n))
 	blob := 0
 	le := binary.LittleEndian
-	for i := range rows {
-		r := &rows[i]
+	for i := range n {
+		r := row(i)
 		blob += len(r.id) + len(r.content)
 		if uint64(len(r.id)) > math.MaxUint32 || uint64(len(r.content)) > math.MaxUint32 || blob > math.MaxUint32 {
 			return errors.New("pattern snapshot: texts beyond 4 GiB")
@@ -284,9 +292,10 @@ func writePatternSnapshot(w io.Writer, h patternSnapHeader, rows []patternRow, b
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(blob))
-	for i := range rows {
-		b = append(b, rows[i].id...)
-		b = append(b, rows[i].content...)
+	for i := range n {
+		r := row(i)
+		b = append(b, r.id...)
+		b = append(b, r.content...)
 		if err := flush(false); err != nil {
 			return err
 		}
@@ -486,7 +495,9 @@ func (s *Service) UsePatternSnapshots(home, db string, given bool, logger *slog.
 	s.cache.snaps = newPatternSnapshots(home, db, given, logger)
 }
 
-// Close waits for the pattern snapshots being saved.
+// Close waits for the pattern snapshots being saved, after saving the
+// cached states with many changes since their base (saveAtClose).
 func (s *Service) Close() {
 	s.cache.snaps.wait()
+	s.cache.saveAtClose()
 }
