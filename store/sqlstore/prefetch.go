@@ -175,7 +175,7 @@ func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, 
 	}
 	var found []learning.Outcome
 	if len(free) > 0 && t.d.Name == Postgres.Name {
-		stmts = append(stmts, Pipelined{SQL: prevOutcomesByTask, // prefetch_plans.go
+		stmts = append(stmts, Pipelined{SQL: PrevOutcomesByTask, // prefetch_plans.go
 			Args: []any{free, project}, Row: func(s scanner) error {
 				o, err := scanOutcome(s)
 				found = append(found, o)

@@ -21,9 +21,10 @@ package sqlstore
 // planner could turn into a scan of the project). Its rows are those of
 // the read it replaces.
 
-// prevOutcomesByTask reads the latest outcome of each task (args: the
-// tasks, sorted; then the project).
-const prevOutcomesByTask = `SELECT o.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS k(task, ord)
+// PrevOutcomesByTask reads the latest outcome of each task (args: the
+// tasks, sorted; then the project). Exported for the PostgreSQL store's
+// test of its plan.
+const PrevOutcomesByTask = `SELECT o.* FROM unnest(CAST(? AS text[])) WITH ORDINALITY AS k(task, ord)
 	CROSS JOIN LATERAL (SELECT ` + outcomeCols + ` FROM outcomes
 		WHERE project = ? AND task_id = k.task COLLATE "C"
 		ORDER BY recorded_at DESC, id DESC LIMIT 1) o
