@@ -60,14 +60,15 @@ func TestPrevOutcomeReadPlansIndexLookupsOnANewTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Join(plan, "\n")
-	lookup := false
+	lookup, filter := false, false
 	for _, line := range plan {
 		if strings.Contains(line, "Index Cond") && strings.Contains(line, "project") && strings.Contains(line, "task_id") {
 			lookup = true
 		}
-		if strings.Contains(line, "Filter") || strings.Contains(line, "Rows Removed") {
-			t.Errorf("the generic plan filters rows:\n%s", text)
-		}
+		filter = filter || strings.Contains(line, "Filter") || strings.Contains(line, "Rows Removed")
+	}
+	if filter {
+		t.Errorf("the generic plan filters rows:\n%s", text)
 	}
 	if !lookup {
 		t.Errorf("the generic plan does not look the tasks up by project and task in an index:\n%s", text)
