@@ -67,12 +67,15 @@ var hintedDialect = func() sqlstore.Dialect {
 
 func (s *Store) writeLoop() {
 	defer close(s.done)
+	last := 0 // the previous group's size
 	for {
 		batch := s.queue.Next(maxBatch)
 		if batch == nil {
 			return
 		}
+		batch = s.gather(batch, last) // gather.go
 		n := s.commit(batch)
+		last = n
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
 	}

@@ -175,9 +175,8 @@ func (t *Tx) prefetchProject(project string, tasks []string, stmts []Pipelined, 
 	}
 	var found []learning.Outcome
 	if len(free) > 0 && t.d.Name == Postgres.Name {
-		stmts = append(stmts, Pipelined{SQL: `SELECT DISTINCT ON (task_id) ` + outcomeCols + `
-			FROM outcomes WHERE project = ? AND task_id = ANY(?) ORDER BY task_id, recorded_at DESC, id DESC`,
-			Args: []any{project, free}, Row: func(s scanner) error {
+		stmts = append(stmts, Pipelined{SQL: PrevOutcomesByTask, // prefetch_plans.go
+			Args: []any{free, project}, Row: func(s scanner) error {
 				o, err := scanOutcome(s)
 				found = append(found, o)
 				return err
