@@ -2,6 +2,7 @@ package kaizen
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 
@@ -147,6 +148,10 @@ func models(cfg Config) (model.Embedder, model.Chat, error) {
 // store drivers (see store.Open).
 func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
 	st, err := store.Open(ctx, cfg.DB, cfg.Home)
+	if errors.Is(err, store.ErrMisconfigured) || errors.Is(err, store.ErrNoDriver) {
+		return nil, &Error{Op: "open store", Kind: KindInvalid, Message: err.Error(), Err: err,
+			Hint: "correct --db / KAIZEN_DB (see docs/storage.md)"}
+	}
 	if err != nil {
 		return nil, &Error{Op: "open store", Kind: KindInternal, Message: err.Error(), Err: err,
 			Hint: "check --db / KAIZEN_DB and that the database is reachable"}

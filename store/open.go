@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -68,6 +69,12 @@ func Location(db, home string) (backend, where string) {
 
 // ErrNoDriver: the selected backend is not linked into the program.
 var ErrNoDriver = fmt.Errorf("store driver not registered")
+
+// ErrMisconfigured is wrapped by a driver's Open when the database is
+// reachable but cannot hold kaizen's tables as configured (for example a
+// PostgreSQL search_path that names no existing schema): a configuration
+// error for the user to fix, not a fault of the server.
+var ErrMisconfigured = errors.New("database misconfigured")
 
 // Open opens the store selected by db (see [Location]).
 func Open(ctx context.Context, db, home string) (Store, error) {

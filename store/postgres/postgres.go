@@ -83,6 +83,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
+	if err := checkSchema(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate postgres: %w", err)
