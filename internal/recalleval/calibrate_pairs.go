@@ -45,7 +45,7 @@ func PairsFeatures(pairs []Pair, set string, scored bool, group func(Pair) strin
 		if err != nil {
 			return nil, fmt.Errorf("%s pair %s: %w", set, p.ID, err)
 		}
-		x, err := experience.MergeFeatures(lessonOf(p.A), lessonOf(p.B), embed)
+		x, err := experience.MergeFeatures(p.A.MergeLesson(), p.B.MergeLesson(), embed)
 		if err != nil {
 			return nil, fmt.Errorf("%s pair %s: %w", set, p.ID, err)
 		}
@@ -56,12 +56,14 @@ func PairsFeatures(pairs []Pair, set string, scored bool, group func(Pair) strin
 			folds[g] = f
 		}
 		out = append(out, PairFeatures{ID: p.ID, Set: set, Fold: f, Label: c, X: x, Scored: scored, Weight: 1,
-			Contradiction: experience.Contradicts(lessonOf(p.A), lessonOf(p.B))})
+			Contradiction: experience.Contradicts(p.A.MergeLesson(), p.B.MergeLesson())})
 	}
 	return out, nil
 }
 
-func lessonOf(l Lesson) experience.MergeLesson {
+// MergeLesson is the lesson as the heuristic writer's merge decision
+// sees it.
+func (l Lesson) MergeLesson() experience.MergeLesson {
 	return experience.MergeLesson{Kind: experience.HeuristicKind(strings.ToLower(l.Kind)), Trigger: l.Trigger, Rule: l.Rule}
 }
 

@@ -46,12 +46,12 @@ func TestWriterDecisionsDedup18(t *testing.T) {
 	if b.E.EmbedderID() != experience.OfflineMergeEmbedderID() {
 		t.Skipf("embedder %s", b.E.EmbedderID())
 	}
-	if !experience.Contradicts(lessonOfPair(lessonNoForcePush), lessonOfPair(lessonForcePush)) {
+	if !experience.Contradicts(lessonNoForcePush.MergeLesson(), lessonForcePush.MergeLesson()) {
 		t.Fatal("the opposite-polarity pair is not a contradiction")
 	}
 	// The classifier alone would merge it (P(duplicate) ≈ 0.99: the texts
 	// differ by one word): the veto is what keeps it apart.
-	x, err := experience.MergeFeatures(lessonOfPair(lessonNoForcePush), lessonOfPair(lessonForcePush), offlineEmbed())
+	x, err := experience.MergeFeatures(lessonNoForcePush.MergeLesson(), lessonForcePush.MergeLesson(), offlineEmbed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +109,4 @@ func TestWriterRelatedAppendsEvidence(t *testing.T) {
 	if got, hs := writePair(t, b.E, "d18-opposite", lessonNoForcePush, lessonForcePush); got != experience.EvidenceCreated || len(hs) != 2 {
 		t.Errorf("opposite polarity under the thresholds: %s, %d heuristics; want created, 2", got, len(hs))
 	}
-}
-
-func lessonOfPair(l recalleval.Lesson) experience.MergeLesson {
-	return experience.MergeLesson{Kind: experience.HeuristicKind(l.Kind), Trigger: l.Trigger, Rule: l.Rule}
 }

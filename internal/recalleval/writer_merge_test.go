@@ -110,9 +110,7 @@ func TestWriterMergeThresholdMethod(t *testing.T) {
 			cos += float64(v[0][i]) * float64(v[1][i])
 		}
 		want := recalleval.DecideMerge(recalleval.PairSimilarity{Label: p.Label, Cosine: cos, SameKind: p.A.Kind == p.B.Kind}, th)
-		if want == experience.EvidenceUpdated && experience.Contradicts(
-			experience.MergeLesson{Kind: experience.HeuristicKind(p.A.Kind), Trigger: p.A.Trigger, Rule: p.A.Rule},
-			experience.MergeLesson{Kind: experience.HeuristicKind(p.B.Kind), Trigger: p.B.Trigger, Rule: p.B.Rule}) {
+		if want == experience.EvidenceUpdated && experience.Contradicts(p.A.MergeLesson(), p.B.MergeLesson()) {
 			want = experience.EvidenceCreated // the veto applies to the thresholds too
 		}
 		if got := r.Decisions[p.ID]; got != want {

@@ -21,7 +21,7 @@ import (
 // ids in byte order. PostgreSQL declines (its join needs no seeks and its
 // id order follows the database's collation).
 func (t *Tx) EachPatternRankByID(ctx context.Context, project string, fn func(*store.PatternRank) error) (bool, error) {
-	if t.d.Name != "sqlite" {
+	if t.d.Name != SQLite.Name {
 		return false, nil
 	}
 	if err := t.flushFirst(ctx); err != nil {

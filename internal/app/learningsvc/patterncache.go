@@ -52,20 +52,16 @@ type cachedProject struct {
 	used    time.Time
 }
 
-// rows is every pattern of the snapshot as rows, in the store's order
-// (base order, changed records in place, added ones last).
-func (p *cachedProject) rows() []patternRow {
-	rows := make([]patternRow, len(p.base.rows), len(p.base.rows)+len(p.added))
-	copy(rows, p.base.rows)
-	for id, r := range p.overlay {
-		if pos, ok := p.base.pos(id); ok {
-			rows[pos] = rowOf(r)
-		}
+// rebase returns every pattern of the snapshot as one new base: the rows
+// in the store's order (base order, changed records in place, added ones
+// last) and the id order merged by layout, not sorted again.
+func (p *cachedProject) rebase() *patternBase {
+	n, row, byID := p.layout()
+	rows := make([]patternRow, n)
+	for i := range rows {
+		rows[i] = *row(i)
 	}
-	for _, id := range p.added {
-		rows = append(rows, rowOf(p.overlay[id]))
-	}
-	return rows
+	return newPatternBaseSorted(rows, byID)
 }
 
 func newPatternCache(limit int) *patternCache {
@@ -172,7 +168,7 @@ func (c *patternCache) advance(ctx context.Context, tx store.Tx, project string,
 		next.overlay[r.Pattern.ID] = r
 	}
 	if len(next.overlay) > max(512, len(next.base.rows)/64) {
-		next = &cachedProject{version: version, base: newPatternBase(next.rows())}
+		next = &cachedProject{version: version, base: next.rebase()}
 		c.snaps.saveLater(ctx, tx, project, next.version, next.base)
 	}
 	return next, nil

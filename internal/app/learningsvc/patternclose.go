@@ -72,7 +72,8 @@ func (c *patternCache) saveAtClose() {
 }
 
 // layout returns p's patterns as the rows of one base — n rows, row(i)
-// the i-th in the order of rows() — and their positions in id order.
+// the i-th in the store's order (base order, changed records in place,
+// added ones last) — and their positions in id order.
 func (p *cachedProject) layout() (n int, row func(int) *patternRow, byID []int32) {
 	b := p.base
 	nb := len(b.rows)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -170,7 +171,7 @@ func TestSnapshotOfOverlay(t *testing.T) {
 		p.overlay[id] = rec
 	}
 	h := patternSnapHeader{StoreID: "s", Locator: "l", Project: "x", Version: 9}
-	want := newPatternBase(p.rows())
+	want := newPatternBase(overlayRows(p))
 	wantFile, err := encodePatternSnapshot(h, want.rows, want.byID)
 	if err != nil {
 		t.Fatal(err)
@@ -186,4 +187,25 @@ func TestSnapshotOfOverlay(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), wantFile) {
 		t.Fatal("snapshot from the overlay differs from the snapshot of the rows")
 	}
+	// The base the cache makes of a grown overlay is that same layout.
+	if got := p.rebase(); !reflect.DeepEqual(got.rows, want.rows) || !slices.Equal(got.byID, want.byID) {
+		t.Fatal("rebase differs from the rows laid out by hand")
+	}
+}
+
+// overlayRows lays out every pattern of p by hand, in the store's order
+// (base order, changed records in place, added ones last): the reference
+// that layout and rebase must agree with.
+func overlayRows(p *cachedProject) []patternRow {
+	rows := make([]patternRow, len(p.base.rows), len(p.base.rows)+len(p.added))
+	copy(rows, p.base.rows)
+	for id, r := range p.overlay {
+		if pos, ok := p.base.pos(id); ok {
+			rows[pos] = rowOf(r)
+		}
+	}
+	for _, id := range p.added {
+		rows = append(rows, rowOf(p.overlay[id]))
+	}
+	return rows
 }
