@@ -75,6 +75,20 @@ func openStore(t *testing.T, backend string) (st store.Store, db string) {
 // guidanceJSON is a new service's guidance (with snapshots under home when
 // home is not empty), its cached state after the request and the number of
 // times it loaded every pattern.
+// likeFullLoad asks a service keeping its pattern snapshots in home and a
+// service loading every pattern, fails unless their guidance is byte for
+// byte the same, and returns the first's state and full loads and the
+// second's state.
+func likeFullLoad(t *testing.T, st store.Store, db, home string, now time.Time, ranking, step string) (snap, full *cachedProject, loads int64) {
+	t.Helper()
+	want, full, _ := guidanceJSON(t, st, db, "", now, ranking)
+	got, snap, loads := guidanceJSON(t, st, db, home, now, ranking)
+	if got != want {
+		t.Fatalf("%s (%s): guidance with snapshots differs from a full load:\ngot  %s\nfull %s", step, ranking, got, want)
+	}
+	return snap, full, loads
+}
+
 func guidanceJSON(t *testing.T, st store.Store, db, home string, now time.Time, ranking string) (string, *cachedProject, int64) {
 	t.Helper()
 	lc := learning.DefaultConfig()
@@ -114,11 +128,7 @@ func TestPatternSnapshotAfterRestart(t *testing.T) {
 			check := func(step string, wantRestored bool) {
 				t.Helper()
 				for _, ranking := range []string{learning.RankingSeed, learning.RankingThompson} {
-					want, full, _ := guidanceJSON(t, st, db, "", now, ranking)
-					got, snap, loads := guidanceJSON(t, st, db, home, now, ranking)
-					if got != want {
-						t.Fatalf("%s (%s): guidance from the snapshot differs from a full load:\nsnapshot %s\nfull     %s", step, ranking, got, want)
-					}
+					snap, full, loads := likeFullLoad(t, st, db, home, now, ranking, step)
 					if snap.version != full.version {
 						t.Fatalf("%s: cached version %d, store %d", step, snap.version, full.version)
 					}

@@ -58,11 +58,7 @@ func TestPatternSnapshotStale(t *testing.T) {
 			home := t.TempDir()
 			check := func(step string, wantLoads int64) {
 				t.Helper()
-				want, _, _ := guidanceJSON(t, st, db, "", now, learning.RankingThompson)
-				got, _, loads := guidanceJSON(t, st, db, home, now, learning.RankingThompson)
-				if got != want {
-					t.Fatalf("%s: guidance differs from a full load:\ngot  %s\nwant %s", step, got, want)
-				}
+				_, _, loads := likeFullLoad(t, st, db, home, now, learning.RankingThompson, step)
 				if loads != wantLoads {
 					t.Fatalf("%s: %d full loads, want %d", step, loads, wantLoads)
 				}
@@ -131,11 +127,7 @@ func TestPatternSnapshotSavedAtClose(t *testing.T) {
 			home := t.TempDir()
 			check := func(step string, wantOverlay int) {
 				t.Helper()
-				want, full, _ := guidanceJSON(t, st, db, "", now, learning.RankingThompson)
-				got, snap, loads := guidanceJSON(t, st, db, home, now, learning.RankingThompson)
-				if got != want {
-					t.Fatalf("%s: guidance differs from a full load:\ngot  %s\nwant %s", step, got, want)
-				}
+				snap, full, loads := likeFullLoad(t, st, db, home, now, learning.RankingThompson, step)
 				if loads != 0 || snap.version != full.version {
 					t.Fatalf("%s: %d full loads, version %d, want none at %d", step, loads, snap.version, full.version)
 				}
