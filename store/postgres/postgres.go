@@ -37,6 +37,7 @@ type Store struct {
 	quit, done chan struct{}
 
 	batches, requests, reruns, statements, trips atomic.Int64
+	views, viewTrips                             atomic.Int64 // View (readtx.go)
 
 	fault atomic.Int32 // a commitFault injected by tests (fault.go)
 }
@@ -141,15 +142,6 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		return store.ErrClosed
 	}
 	return s.queue.Submit(ctx, fn)
-}
-
-// View implements store.Store: a read-only REPEATABLE READ transaction, so
-// every read in fn sees the same snapshot.
-func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
-	if s.closed.Load() {
-		return store.ErrClosed
-	}
-	return s.attempt(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}, fn)
 }
 
 func (s *Store) attempt(ctx context.Context, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {

@@ -25,6 +25,13 @@ type connState struct {
 	Querier
 	begun, ended bool
 	committing   bool // FlushAndCommit: Flush's last pipeline ends with COMMIT
+	// beginSQL starts the transaction ("BEGIN" when empty); a read
+	// transaction's names its isolation (readtx.go).
+	beginSQL string
+	// snapshot marks a read-only REPEATABLE READ transaction: every read
+	// sees one snapshot, so values read once may be kept (readtx.go).
+	snapshot bool
+	versions map[string]int64 // snapshot: experience versions read, by project
 }
 
 // NewConnTx starts a transaction by hand on c: nothing is sent until the
@@ -45,7 +52,7 @@ func (t *Tx) begin(ctx context.Context) error {
 	}
 	t.conn.begun = true
 	t.trips++
-	q := "BEGIN"
+	q := t.conn.begin()
 	if t.d.GenericPlans {
 		q = "BEGIN; " + genericPlans // no arguments: one simple query
 	}
@@ -75,9 +82,17 @@ func (t *Tx) beginStatements() []Pipelined {
 	}
 	t.conn.begun = true
 	if t.d.GenericPlans {
-		return []Pipelined{{SQL: "BEGIN"}, {SQL: genericPlans}}
+		return []Pipelined{{SQL: t.conn.begin()}, {SQL: genericPlans}}
 	}
-	return []Pipelined{{SQL: "BEGIN"}}
+	return []Pipelined{{SQL: t.conn.begin()}}
+}
+
+// begin is the statement that starts the transaction.
+func (c *connState) begin() string {
+	if c.beginSQL != "" {
+		return c.beginSQL
+	}
+	return "BEGIN"
 }
 
 // FlushAndCommit is Flush, then COMMIT: in Flush's last pipeline when it

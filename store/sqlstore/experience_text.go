@@ -142,9 +142,15 @@ func (t *Tx) StoreID(ctx context.Context) (string, error) {
 
 // ExperienceVersion implements store.ExperienceStorage.
 func (t *Tx) ExperienceVersion(ctx context.Context, project string) (int64, error) {
-	v, err := t.count(ctx, "experience version", `SELECT version FROM experience_versions WHERE project = ?`, project)
+	if v, ok := t.cachedVersion(project); ok { // readtx.go
+		return v, nil
+	}
+	v, err := t.count(ctx, "experience version", versionQuery, project)
 	if errors.Is(err, store.ErrNotFound) {
-		return 0, nil
+		v, err = 0, nil
+	}
+	if err == nil {
+		t.keepVersion(project, v)
 	}
 	return v, err
 }

@@ -254,22 +254,11 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 	if len(terms) == 0 {
 		return []store.TextHit{}, nil
 	}
-	st, err := one(ctx, t, "search statistics", func(s scanner) ([2]int64, error) {
-		var v [2]int64
-		return v, s.Scan(&v[0], &v[1])
-	}, `SELECT docs, terms FROM search_stats WHERE project = ? AND kind = ?`, project, string(kind))
-	if errors.Is(err, store.ErrNotFound) || (err == nil && st[0] <= 0) {
-		return []store.TextHit{}, nil
-	}
+	n, total, dfs, err := t.searchHead(ctx, project, kind, terms)
 	if err != nil {
 		return nil, err
 	}
-	n, total := st[0], st[1]
-	dfs, err := t.termDocs(ctx, project, kind, terms)
-	if err != nil {
-		return nil, err
-	}
-	if len(dfs) == 0 {
+	if n <= 0 || len(dfs) == 0 {
 		return []store.TextHit{}, nil
 	}
 	found := make([]string, 0, len(dfs))
@@ -285,43 +274,28 @@ func (t *Tx) SearchText(ctx context.Context, project string, kind experience.Ite
 	switch t.d.FullText {
 	case FTS5:
 		hits, err = rerank(ctx, t, scorer, limit, func(a, b int64) int { return cmp.Compare(b, a) },
-			func(term string, limit int, newest bool) ([]int64, error) {
-				match := `scope : "` + searchScope(project, kind) + `" AND body : "` + strings.ReplaceAll(term, `"`, `""`) + `"`
+			eachRead(func(r termRead) ([]int64, error) {
+				match := `scope : "` + searchScope(project, kind) + `" AND body : "` + strings.ReplaceAll(r.term, `"`, `""`) + `"`
 				// One row of comma-separated rowids: far cheaper than a row
 				// per posting through database/sql.
 				q, args := `SELECT group_concat(rowid) FROM search_fts WHERE search_fts MATCH ?`, []any{match}
-				if newest {
+				if r.newest {
 					q, args = `SELECT group_concat(rowid) FROM (SELECT rowid FROM search_fts WHERE search_fts MATCH ?
-						ORDER BY rowid DESC LIMIT ?)`, append(args, limit)
+						ORDER BY rowid DESC LIMIT ?)`, append(args, r.limit)
 				}
 				list, err := one(ctx, t, "postings", scanOne[sql.NullString], q, args...)
 				if err != nil {
 					return nil, err
 				}
 				return parseRowids(list.String)
-			},
+			}),
 			func(ids []int64, pad int64) (string, []any) {
 				return `SELECT ref_id, body FROM search_docs WHERE ` + inList("id", bodyChunk), padArgsN(nil, ids, pad, bodyChunk)
 			}, -1) // rowids are positive
 	case PostingTable:
 		hits, err = rerank(ctx, t, scorer, limit, func(a, b string) int { return strings.Compare(b, a) },
-			func(term string, limit int, newest bool) ([]string, error) {
-				// One row of separated ref ids: a row per posting through
-				// database/sql cost most of a search.
-				inner, args := `SELECT ref_id FROM search_postings WHERE project = ? AND kind = ? AND term = ?`,
-					[]any{project, string(kind), term}
-				if newest {
-					inner, args = inner+` ORDER BY ref_id DESC LIMIT ?`, append(args, limit)
-				}
-				list, err := one(ctx, t, "postings", scanOne[sql.NullString],
-					`SELECT `+t.postingAgg()+` FROM (`+inner+`) p`, args...)
-				if err != nil {
-					return nil, err
-				}
-				if list.String == "" {
-					return nil, nil
-				}
-				return strings.Split(list.String, postingSep), nil
+			func(reads []termRead) ([][]string, error) {
+				return t.postingLists(ctx, project, kind, reads)
 			},
 			func(refs []string, pad string) (string, []any) {
 				return t.seekIn("ref_id, body", "search_docs", []string{"project", "kind"}, "ref_id", bodyChunk),
@@ -381,26 +355,55 @@ func (b *bm25) score(body string) float64 {
 	return score
 }
 
+// termRead is a read of a term's postings: only the newest limit
+// documents when newest.
+type termRead struct {
+	term   string
+	limit  int
+	newest bool
+}
+
+// eachRead reads the postings of several terms one at a time.
+func eachRead[K any](one func(termRead) ([]K, error)) func([]termRead) ([][]K, error) {
+	return func(reads []termRead) ([][]K, error) {
+		out := make([][]K, len(reads))
+		for i, r := range reads {
+			keys, err := one(r)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = keys
+		}
+		return out, nil
+	}
+}
+
 // rerank runs both stages over documents keyed by K (rowids or ref ids):
-// postings(term, limit, newest) reads a term's documents (only the newest
-// limit when newest), order ranks keys newest first, and bodies builds the
-// query of the ref ids and bodies of at most bodyChunk keys, padded with pad.
+// postings(reads) reads the terms' documents, every term's in the order
+// of reads (the terms to read depend on the document frequencies alone,
+// so they are known before any is read and can go out together), order
+// ranks keys newest first, and bodies builds the query of the ref ids and
+// bodies of at most bodyChunk keys, padded with pad.
 func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order func(a, b K) int,
-	postings func(term string, limit int, newest bool) ([]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
+	postings func([]termRead) ([][]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
 	coarse := make(map[K]float64, PostingBudget) // sized once: it holds up to the budget
 	read := int64(0)
+	var reads []termRead
 	for i, term := range b.terms {
 		df := b.df[term]
 		if i > 0 && read+df > PostingBudget {
 			break
 		}
 		read += df
-		keys, err := postings(term, PostingBudget, df > PostingBudget)
-		if err != nil {
-			return nil, err
-		}
+		reads = append(reads, termRead{term: term, limit: PostingBudget, newest: df > PostingBudget})
+	}
+	lists, err := postings(reads)
+	if err != nil {
+		return nil, err
+	}
+	for i, keys := range lists {
 		for _, k := range keys {
-			coarse[k] += b.idf[term]
+			coarse[k] += b.idf[reads[i].term]
 		}
 	}
 	cands := best(coarse, rerankPool(limit), order)
@@ -514,28 +517,6 @@ func padArgsN[T any](args []any, chunk []T, pad T, n int) []any {
 		}
 	}
 	return args
-}
-
-// termDocs returns the document frequencies of the terms that occur in the
-// project's documents of the kind.
-func (t *Tx) termDocs(ctx context.Context, project string, kind experience.ItemKind, terms []string) (map[string]int64, error) {
-	out := map[string]int64{}
-	for chunk := range slices.Chunk(terms, inChunk) {
-		args := padArgs([]any{project, string(kind)}, chunk, "") // no term is empty
-		err := each(ctx, t, "search terms", func(s scanner) (struct{}, error) {
-			var term string
-			var docs int64
-			if err := s.Scan(&term, &docs); err != nil {
-				return struct{}{}, err
-			}
-			out[term] = docs
-			return struct{}{}, nil
-		}, func(struct{}) error { return nil }, t.seekIn("term, docs", "search_terms", []string{"project", "kind"}, "term", inChunk), args...)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // searchStatistics are the full-text statistics: "project\x00kind" →
