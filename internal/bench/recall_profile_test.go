@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/store/postgres"
 )
 
 // TestRecallProfile is a manual tool, skipped unless
@@ -97,7 +98,12 @@ func TestRecallProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("recall: cold %s, warm %s", res.Cold, fmt.Sprintf("p50 %s p90 %s p99 %s", res.Warm.P50, res.Warm.P90, res.Warm.P99))
+	t.Logf("recall: cold %s, warm %s, %.3f injected per recall", res.Cold, fmt.Sprintf("p50 %s p90 %s p99 %s", res.Warm.P50, res.Warm.P90, res.Warm.P99), res.Injected)
+	reads, _ := e.Store().(interface{ ReadStats() postgres.ReadStats })
+	var reads0 postgres.ReadStats
+	if reads != nil {
+		reads0 = reads.ReadStats()
+	}
 	// The same queries as dry runs: no recall event written.
 	cpu0 = cpuTime()
 	var ms0 runtime.MemStats
@@ -119,6 +125,11 @@ func TestRecallProfile(t *testing.T) {
 	t.Logf("dry runs: %.0f KiB allocated per recall, %d GC cycles in %d recalls", float64(ms1.TotalAlloc-ms0.TotalAlloc)/1024/float64(recalls),
 		ms1.NumGC-ms0.NumGC, recalls)
 	t.Logf("dry-run recall: p50 %s p90 %s p99 %s", dry.P50, dry.P90, dry.P99)
+	if reads != nil {
+		r := reads.ReadStats()
+		t.Logf("PostgreSQL read transactions per dry run %.2f, round trips %.2f", float64(r.Transactions-reads0.Transactions)/float64(recalls),
+			float64(r.RoundTrips-reads0.RoundTrips)/float64(recalls))
+	}
 	t.Logf("CPU per recall (process user+system): %s stored, %s dry run", cpuWarm, cpuDry)
 	rss, peak, _ := Memory()
 	t.Logf("RSS %.0f MiB (peak %.0f)", rss, peak)

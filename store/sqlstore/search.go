@@ -378,15 +378,29 @@ func eachRead[K any](one func(termRead) ([]K, error)) func([]termRead) ([][]K, e
 	}
 }
 
-// rerank runs both stages over documents keyed by K (rowids or ref ids):
-// postings(reads) reads the terms' documents, every term's in the order
-// of reads (the terms to read depend on the document frequencies alone,
-// so they are known before any is read and can go out together), order
-// ranks keys newest first, and bodies builds the query of the ref ids and
-// bodies of at most bodyChunk keys, padded with pad.
-func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order func(a, b K) int,
-	postings func([]termRead) ([][]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
+// firstStage reads the postings of the rarest terms (postingReads) and
+// returns the best rerankPool(limit) documents by the sum of the IDFs of
+// the terms read they contain, ties newest first (order).
+func firstStage[K comparable](b *bm25, limit int, order func(a, b K) int, postings func([]termRead) ([][]K, error)) ([]K, error) {
 	coarse := make(map[K]float64, PostingBudget) // sized once: it holds up to the budget
+	reads := postingReads(b, limit)
+	lists, err := postings(reads)
+	if err != nil {
+		return nil, err
+	}
+	for i, keys := range lists {
+		for _, k := range keys {
+			coarse[k] += b.idf[reads[i].term]
+		}
+	}
+	return best(coarse, rerankPool(limit), order), nil
+}
+
+// postingReads are the postings a search of limit results reads: the
+// rarest terms' while their document frequencies sum to at most
+// PostingBudget (the rarest always, only its newest PostingBudget
+// documents when it alone has more).
+func postingReads(b *bm25, limit int) []termRead {
 	read := int64(0)
 	var reads []termRead
 	for i, term := range b.terms {
@@ -397,16 +411,30 @@ func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order 
 		read += df
 		reads = append(reads, termRead{term: term, limit: PostingBudget, newest: df > PostingBudget})
 	}
-	lists, err := postings(reads)
+	if pool := rerankPool(limit); len(reads) == 1 && pool > 0 && b.df[reads[0].term] > int64(pool) {
+		// One term read: every document found has the same first-stage
+		// score (the term's IDF), so the pool kept is its newest documents
+		// whatever the others; only those are read. At 100,000 documents
+		// the rarest term of most queries has ~4,000, and reading them
+		// was most of a recall on PostgreSQL before the first VACUUM
+		// (every posting's heap tuple visited).
+		reads[0].limit, reads[0].newest = pool, true
+	}
+	return reads
+}
+
+// rerank runs both stages over documents keyed by K (rowids or ref ids):
+// postings(reads) reads the terms' documents, every term's in the order
+// of reads (the terms to read depend on the document frequencies alone,
+// so they are known before any is read and can go out together), order
+// ranks keys newest first, and bodies builds the query of the ref ids and
+// bodies of at most bodyChunk keys, padded with pad.
+func rerank[K comparable](ctx context.Context, t *Tx, b *bm25, limit int, order func(a, b K) int,
+	postings func([]termRead) ([][]K, error), bodies func([]K, K) (string, []any), pad K) ([]store.TextHit, error) {
+	cands, err := firstStage(b, limit, order, postings)
 	if err != nil {
 		return nil, err
 	}
-	for i, keys := range lists {
-		for _, k := range keys {
-			coarse[k] += b.idf[reads[i].term]
-		}
-	}
-	cands := best(coarse, rerankPool(limit), order)
 	hits := make([]store.TextHit, 0, len(cands))
 	for chunk := range slices.Chunk(cands, bodyChunk) {
 		q, args := bodies(chunk, pad)
