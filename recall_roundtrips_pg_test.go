@@ -41,6 +41,10 @@ func TestRecallRoundTripsOnPostgres(t *testing.T) {
 		"fix the flaky test in the payment service",
 		"update the API client retries",
 		"refactor the cache invalidation",
+		// a rare term (a ticket number) and a common one: the common
+		// term's postings are read in part (sqlstore.PostingsWithin)
+		"please look at ticket 417 again",
+		"case 12 and ticket 305 please",
 	}
 	for i, q := range queries {
 		for _, b := range []*bundle{pg, lite} { // the first recall loads the vector indexes

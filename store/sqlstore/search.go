@@ -361,6 +361,9 @@ type termRead struct {
 	term   string
 	limit  int
 	newest bool
+	// also, with newest: the term's documents that contain any of these
+	// (rarer) terms are read too, whatever their age (postingReads).
+	also []string
 }
 
 // eachRead reads the postings of several terms one at a time.
@@ -368,6 +371,9 @@ func eachRead[K any](one func(termRead) ([]K, error)) func([]termRead) ([][]K, e
 	return func(reads []termRead) ([][]K, error) {
 		out := make([][]K, len(reads))
 		for i, r := range reads {
+			if len(r.also) > 0 { // read the term's every posting instead
+				r = termRead{term: r.term, limit: PostingBudget}
+			}
 			keys, err := one(r)
 			if err != nil {
 				return nil, err
@@ -419,6 +425,25 @@ func postingReads(b *bm25, limit int) []termRead {
 		// was most of a recall on PostgreSQL before the first VACUUM
 		// (every posting's heap tuple visited).
 		reads[0].limit, reads[0].newest = pool, true
+	}
+	if pool := rerankPool(limit); len(reads) > 1 && pool > 0 && len(reads)-1 <= inChunk {
+		// Rarer terms, then a common one (a rare name and a common word):
+		// the common term's documents without a rarer term all score its
+		// IDF, the least, so only its newest pool of them can be kept;
+		// they are among its newest pool + (the rarer terms' documents),
+		// and its documents with a rarer term are looked up by key. Done
+		// when that reads fewer postings than the whole list.
+		last := &reads[len(reads)-1]
+		rarer := int64(0)
+		for _, r := range reads[:len(reads)-1] {
+			rarer += b.df[r.term]
+		}
+		if 2*rarer+int64(pool) < b.df[last.term] {
+			last.limit, last.newest = pool+int(rarer), true
+			for _, r := range reads[:len(reads)-1] {
+				last.also = append(last.also, r.term)
+			}
+		}
 	}
 	return reads
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kaizenhq/kaizen/experience"
@@ -86,27 +87,68 @@ func (t *Tx) termDocsReads(project string, kind experience.ItemKind, terms []str
 // most of a search).
 func (t *Tx) postingLists(ctx context.Context, project string, kind experience.ItemKind, reads []termRead) ([][]string, error) {
 	out := make([][]string, len(reads))
-	stmts := make([]Pipelined, len(reads))
+	var stmts []Pipelined
+	split := func(into *[]string) func(s scanner) error {
+		return func(s scanner) error {
+			var list sql.NullString
+			if err := s.Scan(&list); err != nil {
+				return err
+			}
+			if list.String != "" {
+				*into = append(*into, strings.Split(list.String, postingSep)...)
+			}
+			return nil
+		}
+	}
 	for i, r := range reads {
 		inner, args := `SELECT ref_id FROM search_postings WHERE project = ? AND kind = ? AND term = ?`,
 			[]any{project, string(kind), r.term}
 		if r.newest {
 			inner, args = inner+` ORDER BY ref_id DESC LIMIT ?`, append(args, r.limit)
 		}
-		stmts[i] = Pipelined{SQL: `SELECT ` + t.postingAgg() + ` FROM (` + inner + `) p`, Args: args,
-			Row: func(s scanner) error {
-				var list sql.NullString
-				if err := s.Scan(&list); err != nil {
-					return err
-				}
-				if list.String != "" {
-					out[i] = strings.Split(list.String, postingSep)
-				}
-				return nil
-			}}
+		stmts = append(stmts, Pipelined{SQL: `SELECT ` + t.postingAgg() + ` FROM (` + inner + `) p`, Args: args, Row: split(&out[i])})
+		if len(r.also) > 0 {
+			stmts = append(stmts, t.postingsWithin(project, kind, r, split(&out[i])))
+		}
 	}
 	if err := t.pipeline(ctx, "postings", stmts); err != nil {
 		return nil, err
 	}
+	for i, r := range reads {
+		if len(r.also) > 0 { // the newest and those with a rarer term may meet
+			out[i] = slices.Compact(slices.Sorted(slices.Values(out[i])))
+		}
+	}
 	return out, nil
+}
+
+// postingsWithin reads the documents of r.term that contain one of r.also
+// (at most inChunk terms): every such document of the rarer terms looked
+// up by key in r.term's postings (on PostgreSQL a lateral seek per
+// document, so the plan cannot read r.term's postings instead, whatever
+// the statistics).
+func (t *Tx) postingsWithin(project string, kind experience.ItemKind, r termRead, row func(scanner) error) Pipelined {
+	args := padArgs([]any{project, string(kind)}, r.also, "") // no term is empty
+	if t.d.Name == Postgres.Name {
+		return Pipelined{SQL: PostingsWithin(t.d), Args: append(args, project, string(kind), r.term), Row: row}
+	}
+	return Pipelined{SQL: PostingsWithin(t.d), Args: append([]any{project, string(kind), r.term}, args...), Row: row}
+}
+
+// PostingsWithin is postingsWithin's query for a dialect. On PostgreSQL
+// its arguments are the project, the kind, inChunk rarer terms, then the
+// project, the kind and the term; elsewhere the project, the kind and the
+// term first.
+func PostingsWithin(d Dialect) string {
+	if d.Name == Postgres.Name {
+		// Numbered placeholders: the rarer terms' seeks (seekIn) take
+		// $1…$(2+inChunk), the common term's follow.
+		n := 2 + inChunk
+		rarer := (&Tx{d: d}).seekIn("ref_id", "search_postings", []string{"project", "kind"}, "term", inChunk)
+		return `SELECT string_agg(s.ref_id, chr(31)) FROM (SELECT DISTINCT ref_id FROM (` + rarer + `) r) s
+			CROSS JOIN LATERAL (SELECT 1 FROM search_postings b WHERE b.project = $` + strconv.Itoa(n+1) + ` AND b.kind = $` +
+			strconv.Itoa(n+2) + ` AND b.term = $` + strconv.Itoa(n+3) + ` AND b.ref_id = s.ref_id OFFSET 0) x`
+	}
+	rarer := `SELECT ref_id FROM search_postings WHERE project = ? AND kind = ? AND ` + inList("term", inChunk)
+	return `SELECT group_concat(ref_id, char(31)) FROM search_postings WHERE project = ? AND kind = ? AND term = ? AND ref_id IN (` + rarer + `)`
 }
