@@ -14,8 +14,8 @@ import (
 // 5): 5 for the heuristics (the search's statistics, terms and version in
 // one pipeline, the postings in one, the bodies, the heuristics, ROLLBACK)
 // and 6 for skills and memories (the skills' search head, the memories'
-// head, postings, bodies, turns, ROLLBACK). Through database/sql
-// transactions, one statement at a time, it was 16 or more.
+// head, postings, bodies, turns, ROLLBACK). One statement at a time (no
+// pipelines) it is 19–21.
 const maxRecallRoundTrips = 11
 
 // A recall on PostgreSQL waits for the server at most maxRecallRoundTrips
