@@ -27,11 +27,19 @@ type rankOf struct {
 // own cursors).
 func ranksByID(t *testing.T, s *Store, project string, hold bool) []rankOf {
 	t.Helper()
-	ctx := context.Background()
 	if hold {
 		s.ranks.mu.Lock()
 		defer s.ranks.mu.Unlock()
 	}
+	out, err := readRanks(s, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readRanks(s *Store, project string) ([]rankOf, error) {
+	ctx := context.Background()
 	var out []rankOf
 	err := s.View(ctx, func(tx store.Tx) error {
 		ok, err := tx.(store.PatternRankIDReader).EachPatternRankByID(ctx, project, func(r *store.PatternRank) error {
@@ -40,15 +48,12 @@ func ranksByID(t *testing.T, s *Store, project string, hold bool) []rankOf {
 				Helpful: r.Helpful, Harmful: r.Harmful, Created: r.Created})
 			return nil
 		})
-		if !ok {
-			t.Fatal("EachPatternRankByID declined on SQLite")
+		if err == nil && !ok {
+			err = fmt.Errorf("EachPatternRankByID declined on SQLite")
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return out, err
 }
 
 // rankWorld stores patterns of every shape in project "x" (and a few in
@@ -191,5 +196,42 @@ func TestRankScanWriteBetween(t *testing.T) {
 	after[1].Helpful = before[1].Helpful
 	if !reflect.DeepEqual(after, before) {
 		t.Fatalf("rows other than the written one changed")
+	}
+}
+
+// TestRankScanConcurrentLoads: loads at the same time each get the same
+// rows, whether through the rank scanner or, when another load holds it,
+// on their own cursors (none waits for it).
+func TestRankScanConcurrentLoads(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "kaizen.db"), Options{Readers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rankWorld(t, s)
+	want := ranksByID(t, s, "x", true)
+	const loads = 4
+	got := make([][]rankOf, loads)
+	errs := make(chan error, loads)
+	for i := range loads {
+		go func() {
+			var err error
+			got[i], err = readRanks(s, "x")
+			errs <- err
+		}()
+	}
+	for range loads {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("load %d: other rows than the cursors'", i)
+		}
+	}
+	if lent := s.ranks.lent.Load(); lent < 1 || lent > loads {
+		t.Fatalf("rank scanner asked %d times by %d loads", lent, loads)
 	}
 }
