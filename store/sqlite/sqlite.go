@@ -1,6 +1,8 @@
 // Package sqlite is kaizen's embedded storage backend: SQLite through the
 // pure-Go driver modernc.org/sqlite, in WAL mode with full synchronous
-// commits, a single writer goroutine and a pool of readers.
+// commits, a single writer goroutine and a pool of readers (and, for a
+// full load of a project's pattern ranks, a read connection of its own on
+// SQLite's C interface: rankscan.go).
 //
 // Writes use group commit: a single writer goroutine takes every pending
 // Update, runs them back to back in one BEGIN IMMEDIATE transaction,
