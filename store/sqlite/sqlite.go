@@ -1,6 +1,8 @@
 // Package sqlite is kaizen's embedded storage backend: SQLite through the
 // pure-Go driver modernc.org/sqlite, in WAL mode with full synchronous
-// commits, a single writer goroutine and a pool of readers.
+// commits, a single writer goroutine and a pool of readers (and, for a
+// full load of a project's pattern ranks, a read connection of its own on
+// SQLite's C interface: rankscan.go).
 //
 // Writes use group commit: a single writer goroutine takes every pending
 // Update, runs them back to back in one BEGIN IMMEDIATE transaction,
@@ -88,6 +90,8 @@ type Store struct {
 	sinceCheckpoint int // groups committed since the last kick (writer goroutine only)
 	checkpoints     atomic.Int64
 	onCheckpoint    func(checkpointResult) // tests
+
+	ranks *rankScanner // a connection of its own for full pattern loads (rankscan.go)
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -201,7 +205,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, err
 	}
-	s := &Store{path: path, writer: writer, wconn: wconn, reader: reader, opts: opts,
+	s := &Store{path: path, writer: writer, wconn: wconn, reader: reader, opts: opts, ranks: newRankScanner(path, opts),
 		wstmts: sqlstore.NewStatements(writer),
 		quit:   make(chan struct{}), done: make(chan struct{}),
 		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
@@ -448,7 +452,9 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 		return fmt.Errorf("begin sqlite read: %w", err)
 	}
 	defer tx.Rollback()
-	return run(fn, sqlstore.NewTx(tx, readDialect, nil))
+	t := sqlstore.NewTx(tx, readDialect, nil)
+	t.SetRankScanner(s)
+	return run(fn, t)
 }
 
 // Close stops the writer after the batch in progress and closes the database.
@@ -459,6 +465,7 @@ func (s *Store) Close() error {
 		close(s.quit)
 		<-s.done
 		<-s.ckptDone
+		s.ranks.close()
 		err = errors.Join(s.wstmts.Close(), s.ckpt.Close(), s.reader.Close(), s.wconn.Close(), s.writer.Close())
 		if s.tempDir != "" {
 			err = errors.Join(err, os.RemoveAll(s.tempDir))

@@ -27,6 +27,15 @@ func (t *Tx) EachPatternRankByID(ctx context.Context, project string, fn func(*s
 	if err := t.flushFirst(ctx); err != nil {
 		return false, err
 	}
+	if t.ranks != nil { // a connection of the store's own (RankScanner)
+		v, err := t.PatternVersion(ctx, project)
+		if err != nil {
+			return false, err
+		}
+		if ok, err := t.ranks.ScanPatternRanksByID(ctx, project, v.Version, fn); ok || err != nil {
+			return true, err
+		}
+	}
 	return true, t.withScanCache(ctx, func() error { return t.eachPatternRankByID(ctx, project, fn) })
 }
 

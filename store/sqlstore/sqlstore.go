@@ -203,6 +203,8 @@ type Tx struct {
 	conn       connState    // a transaction run by hand on a connection (conntx.go)
 
 	keys map[string]contentKeys // content → content key and hash (content_keys.go)
+
+	ranks RankScanner // the store's own scan of pattern ranks (pattern_rank_scanner.go)
 }
 
 var _ store.Tx = (*Tx)(nil)
