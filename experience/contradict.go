@@ -137,8 +137,12 @@ func ruleStance(rule string) (ask, rej map[string]bool, rejects bool) {
 		}
 	}
 	for _, w := range narrowRejections(rule) {
-		delete(ask, w)
-		rej[w] = true
+		units := map[string]bool{}
+		addUnits(units, w)
+		for u := range units {
+			delete(ask, u)
+			rej[u] = true
+		}
 	}
 	return ask, rej, rejects
 }
@@ -360,7 +364,7 @@ func narrowRejections(rule string) []string {
 	words := latinWordSpans(rule)
 	for i := 0; i+1 < len(words); i++ {
 		if words[i].word == "non" && words[i+1].from-words[i].to <= 1 {
-			out = append(out, stemOf(words[i+1].word))
+			out = append(out, words[i+1].word)
 		}
 	}
 	for i := 0; ; {
@@ -371,23 +375,11 @@ func narrowRejections(rule string) []string {
 		at := i + j + len("非")
 		rest := strings.TrimLeft(rule[at:], " ")
 		if ws := latinWordSpans(rest); len(ws) > 0 && ws[0].from == 0 {
-			out = append(out, stemOf(ws[0].word))
+			out = append(out, ws[0].word)
 		}
 		i = at
 	}
 	return out
-}
-
-// stemOf is the unit addUnits would give a single word.
-func stemOf(word string) string {
-	var w tokenize.Words
-	w.Scan(word)
-	for _, tk := range w.Tokens {
-		if !tk.Han && !tk.Part {
-			return string(w.Buf[tk.StemFrom:tk.StemTo])
-		}
-	}
-	return word
 }
 
 type wordSpan struct {

@@ -102,7 +102,7 @@ stream: stream streaming chunk chunks | 流式 分块
 time: time clock now timestamp timestamps date dates | 时间 时钟 日期 时间戳 当前时间
 timezone: timezone zone utc dst daylight local | 时区 夏令时
 schedule: schedule scheduled scheduler cron crontab job jobs nightly daily | 定时 定时任务 调度 计划任务 每天
-float: float floating decimal rounding precision tolerance | 浮点 浮点数 精度 误差 小数
+float: float floating rounding precision tolerance | 浮点 浮点数 精度 误差 小数
 money: money price prices amount amounts billing payment payments charge charged cents invoice | 金额 价格 支付 扣款 付款 账单 对账
 page: pagination paginate paginating offset page pages | 分页 翻页 页码 翻到
 limit: limit maximum max cap | 上限 最大 限制
@@ -166,18 +166,25 @@ type lexicon struct {
 	concept []string
 }
 
-var lex = buildLexicon(lexiconSource)
+var lex = buildLexicon(lexiconSource + lexiconMore)
 
 func buildLexicon(src string) *lexicon {
 	l := &lexicon{word: map[string][]int{}, han: map[string][]int{}}
+	ids := map[string]int{}
 	for _, line := range strings.Split(src, "\n") {
 		name, rest, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
 		}
 		en, zh, _ := strings.Cut(rest, "|")
-		id := len(l.concept)
-		l.concept = append(l.concept, strings.TrimSpace(name))
+		name = strings.TrimSpace(name)
+		id, seen := ids[name]
+		if !seen {
+			// A concept named again adds terms to the first one.
+			id = len(l.concept)
+			ids[name] = id
+			l.concept = append(l.concept, name)
+		}
 		for _, w := range strings.Fields(en) {
 			var t Words
 			t.Scan(w)
@@ -243,6 +250,6 @@ func ConceptCount() int { return len(lex.concept) }
 // changed lexicon must come with a new version (stored vectors are then
 // re-embedded instead of compared across two vocabularies).
 func LexiconDigest() string {
-	sum := sha256.Sum256([]byte(lexiconSource))
+	sum := sha256.Sum256([]byte(lexiconSource + lexiconMore))
 	return hex.EncodeToString(sum[:8])
 }
