@@ -33,7 +33,7 @@ auth: auth authentication authenticate oauth jwt session sessions sso | 认证 �
 permission: permission permissions authorization authorize role roles rbac acl forbidden denied sudo root | 权限 授权 角色 无权限 拒绝访问
 ratelimit: ratelimit throttle throttling throttled quota | 限流 限速 配额 频率限制
 queue: queue queues kafka rabbitmq sqs consumer consumers producer | 队列 消息 消费者 生产者 消息队列
-event: event events listener listeners emit hook hooks webhook webhooks | 事件 监听 钩子 回调
+event: event events listener listeners emit webhook webhooks | 事件 监听 钩子 回调
 callback: callback callbacks promise promises future futures | 回调函数
 channel: channel channels chan | 通道 管道
 docker: compose podman layer layers | 镜像层 容器化
@@ -57,13 +57,13 @@ docs: doc docs documentation readme comment comments docstring | 文档 注释 �
 frontend: css dom browser jsx vue angular | 浏览器 样式 前端页面
 layout: layout scroll scrolling jump jumps shift shifts flicker flickers | 跳动 抖动 闪烁 滚动 错位 布局
 state: redux zustand vuex | 状态管理
-form: input inputs textbox | 输入框 表单项
+form: textbox | 输入框 表单项
 encoding: charset gbk ascii mojibake garbled | 乱码 字符集 编码问题
 string: string strings | 字符串
 number: integer integers int int64 overflow | 整数 整型 溢出
 decimal: decimal numeric bigdecimal cents | 定点数 十进制 分为单位
 float: float32 float64 | 浮点
-struct: struct structs class classes object objects | 结构体 对象
+struct: struct structs class classes | 结构体 对象
 call: call calls calling invoke invoked invocation | 调用 调一下 调用方
 pointer: pointer pointers | 指针 空指针
 autoinc: autoincrement increment serial | 自增 自增长
@@ -72,7 +72,7 @@ store: store stores stored storing save saves saved persist | 存储 保存 存�
 read: read reads reading fetch fetches fetching | 读取 加载 拉取 获取
 write: write writes writing | 写入
 copy: copy copies copying | 复制 拷贝
-search: search find lookup grep | 搜索 查找 检索
+search: search lookup grep | 搜索 查找 检索
 sort: sort sorted sorting | 排序
 download: download downloads downloading | 下载
 stop: stop stops stopped shutdown terminate sigterm sigkill kill graceful | 停止 关闭服务 优雅退出 停机 退出
@@ -95,7 +95,7 @@ mobile: android ios iphone | 手机 安卓 苹果
 chart: chart charts graph | 图表
 cli: cli terminal | 命令行 终端
 pipeline: gitlab jenkins | 持续部署
-lockfile: shrinkwrap | 锁定版本
+lockfile: | 锁定版本
 version: semver | 锁版本
 nullable: nullable optional | 可为空 可空 允许为空
 `
