@@ -98,4 +98,6 @@ pipeline: gitlab jenkins | 持续部署
 lockfile: | 锁定版本
 version: semver | 锁版本
 nullable: nullable optional | 可为空 可空 允许为空
+manual: manual manually hand | 手工 手动 人工
+corrupt: corrupt corrupted corruption dirty inconsistent | 脏数据 损坏 数据不一致 不一致
 `
