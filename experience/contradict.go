@@ -66,7 +66,13 @@ func Contradicts(a, b MergeLesson) bool {
 		// "timestamp, not timestamptz").
 		return opposed(ra, pa, pb, rb, concepts) && opposed(rb, pb, pa, ra, concepts)
 	}
-	return opposed(ra, pa, pb, rb, concepts) || opposed(rb, pb, pa, ra, concepts)
+	// One rule rejects: what it rejects is set against what the other asks
+	// for. (What the other rule rejects only as a side condition, "so the
+	// tests run without a server", opposes nothing by itself.)
+	if na {
+		return opposed(ra, pa, pb, rb, concepts)
+	}
+	return opposed(rb, pb, pa, ra, concepts)
 }
 
 // opposed: a unit rejected by one side (rej) that the same side does not
@@ -126,11 +132,22 @@ func ruleStance(rule string) (ask, rej map[string]bool, rejects bool) {
 		// a rejection of a lack asks for what lacks; the part between the
 		// two cues is the situation.
 		if _, inner, c2 := splitRejection(neg); c2 == cueWeak {
+			// In Chinese the lack can modify a noun that follows 的
+			// ("不要用不带时区的 timestamp"): only the lacking thing is
+			// asked for, not the noun.
+			if i := strings.Index(inner, "的"); i >= 0 {
+				inner = inner[:i]
+			}
 			addUnits(ask, inner)
 			continue
 		}
 		if cue == cueStrong {
 			rejects = true
+		} else if i := strings.Index(neg, "的"); i >= 0 {
+			// "用不带时区的 naive datetime": the lack modifies the noun
+			// after 的, which is what the rule uses.
+			addUnits(ask, neg[i+len("的"):])
+			neg = neg[:i]
 		}
 		if !namesOrder(neg) {
 			addUnits(rej, neg)
@@ -347,6 +364,10 @@ var rulePhrases = []struct {
 	{regexp.MustCompile(`(?i)\bnot\s+exists\b`), "notexists"},
 	{regexp.MustCompile(`(?i)\bnot\s+null\b`), "notnull"},
 	{regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never)\s+forget(\s+to)?\b`), "remember to"},
+	{regexp.MustCompile(`(?i)\bnot\s+(only|just)\b`), "also"},
+	{regexp.MustCompile(`(不只是|不仅仅|不仅|不光|不只)`), "也"},
+	// A call's empty parentheses ("err.Error()") are code, not a clause.
+	{regexp.MustCompile(`\(\)`), ""},
 	{regexp.MustCompile(`(别|不要|切勿|勿)忘(了|记)?`), "记得"},
 }
 
