@@ -30,10 +30,21 @@ import (
 // than opposites); then a unit the first rejects, and does not ask for
 // elsewhere, contradicts when the second asks for it.
 //
-// On the dev pairs (docs/experience.md) the rule flags 21 of 320 unrelated
-// pairs, including both the shipped classifier folded, and 4 of 138
-// duplicates (2 of which the classifier merged): "do not change the data"
-// vs "leave the data unchanged" is read as opposite.
+// Since q18 it also reads rules across languages and negation traps: two
+// rules that both reject contradict when the choice is crossed (each asks
+// for what the other rejects); "without" / 没有 reject a side condition
+// only, and "never X without Y" asks for Y; SQL phrases ("timestamp
+// without time zone", "NOT NULL"), "don't forget" / 别忘了 and "not only"
+// are normalised first; "prefer X over Y", "off", "non-" / 非 reject;
+// consequence clauses ("…，会卡住界面") and what both triggers name are
+// left out.
+//
+// On the dev pairs (docs/experience.md) the rule flags 17 of 320 unrelated
+// pairs of the older sets, including all the shipped classifier would
+// fold, 6 of 110 related and 2 of 138 duplicates ("do not change the data"
+// vs "leave the data unchanged" is read as opposite); of the 32
+// cross-language dev pairs, 15 of 16 contradictions and none of 16
+// duplicates.
 func Contradicts(a, b MergeLesson) bool {
 	pa, ra, na := ruleStance(a.Rule)
 	pb, rb, nb := ruleStance(b.Rule)
