@@ -435,7 +435,7 @@ func TestRecallFramingResistsInjection(t *testing.T) {
 	conversation(t, b, "task-1")
 	submit(t, b, "task-1", lessonJSON(t, [3]string{"avoid", "editing generated files " + payload,
 		"Do not edit generated files. " + payload}))
-	rec, err := b.e.Recall(ctx, kaizen.RecallInput{Query: "generated files", DryRun: true})
+	rec, err := b.e.Recall(ctx, kaizen.RecallInput{Query: "edit generated files", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,6 +270,12 @@ func TestRecallModelFilter(t *testing.T) {
 	b := setup(t, "sqlite", func(c *kaizen.Config) {
 		c.Model.Chat = []model.ProviderConfig{{BaseURL: srv.URL + "/v1", Model: "m"}}
 		c.Experience.Filter.UseModel = true
+		// The model's choice is what this test checks, not the offline
+		// embedder's calibrated abstention (which moves with its lexicon):
+		// a fixed floor low enough for the memory the model keeps.
+		c.Experience.Recall.Calibrated = map[string]experience.RecallCalibration{
+			experience.OfflineMergeEmbedderID(): {MinTopic: 0.4, Relative: 0.5},
+		}
 	})
 	other := [3]string{"clarify", "when asked to edit files in a vendored directory",
 		"Ask whether the vendored copy may diverge from upstream before editing it."}

@@ -121,6 +121,6 @@ func (c RecallCalibration) Passes(topic, trigger, best, second, minTrigger float
 // offline embedder at its default dimension.
 func OfflineRecallCalibration() map[string]RecallCalibration {
 	return map[string]RecallCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.52, Relative: 0.5, MinTriggerTopic: 0.4, TriggerCheckBelow: 0.65},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {MinTopic: 0.55, Relative: 0.5, MinTriggerTopic: 0.5, TriggerCheckBelow: 0.65},
 	}
 }

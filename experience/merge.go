@@ -77,6 +77,6 @@ func DecideMerge(best float64, bestID string, t MergeCalibration) MergeDecision 
 // seed's 0.85, which assumes a neural embedder.
 func OfflineMergeCalibration() map[string]MergeCalibration {
 	return map[string]MergeCalibration{
-		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {Update: 0.55, Append: 0.55},
+		model.OfflineEmbedderName + "@" + strconv.Itoa(model.DefaultOfflineDimension): {Update: 0.48, Append: 0.43},
 	}
 }

@@ -111,7 +111,7 @@ func TestParseTOMLWithoutModelSection(t *testing.T) {
 		t.Errorf("NewChat = %v, want ErrNoChat", err)
 	}
 	e, err := cfg.NewEmbedder()
-	if err != nil || e.ID() != "offline-hash-v4@512" {
+	if err != nil || e.ID() != "offline-hash-v5@512" {
 		t.Errorf("NewEmbedder = %v, %v; want the offline embedder", e, err)
 	}
 }
@@ -239,7 +239,7 @@ func TestEnvOfflineSwitch(t *testing.T) {
 		t.Errorf("NewChat: %v", err)
 	}
 	e, err := cfg.NewEmbedder()
-	if err != nil || e.ID() != "offline-hash-v4@256" {
+	if err != nil || e.ID() != "offline-hash-v5@256" {
 		t.Errorf("NewEmbedder: %v, %v", e, err)
 	}
 }

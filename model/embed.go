@@ -18,7 +18,7 @@ import (
 // Implementations return unit vectors (L2 norm 1), or the zero vector for a
 // text with nothing to embed, so a dot product is a cosine.
 type Embedder interface {
-	// ID names the embedder and its dimension, e.g. "offline-hash-v4@512"
+	// ID names the embedder and its dimension, e.g. "offline-hash-v5@512"
 	// or "openai:text-embedding-3-small@1536".
 	ID() string
 	// Dimension is the length of every vector.

@@ -15,7 +15,7 @@ import (
 // algorithm. Any change to its output (tokenisation, features, weights,
 // hashing) must bump the version, so stored vectors are re-embedded rather
 // than compared across two algorithms.
-const OfflineEmbedderName = "offline-hash-v4"
+const OfflineEmbedderName = "offline-hash-v5"
 
 // OfflineEmbedder is the default embedder: it needs no model weights and no
 // network. It hashes lexical features into a fixed number of dimensions:
@@ -59,7 +59,7 @@ func NewOfflineEmbedder(dim int) *OfflineEmbedder {
 	return &OfflineEmbedder{dim: dim, id: OfflineEmbedderName + "@" + strconv.Itoa(dim)}
 }
 
-// ID returns "offline-hash-v4@<dimension>".
+// ID returns "offline-hash-v5@<dimension>".
 func (e *OfflineEmbedder) ID() string { return e.id }
 
 // Dimension returns the vector length.

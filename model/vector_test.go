@@ -79,7 +79,7 @@ func TestVectorIdentity(t *testing.T) {
 	t.Parallel()
 	offline := NewOfflineEmbedder(512)
 	stored := IdentityOf(offline)
-	if stored != (VectorIdentity{Embedder: "offline-hash-v4@512", Dimension: 512}) {
+	if stored != (VectorIdentity{Embedder: "offline-hash-v5@512", Dimension: 512}) {
 		t.Fatalf("IdentityOf = %+v", stored)
 	}
 	if !stored.Matches(NewOfflineEmbedder(512)) || stored.NeedsReembed(offline) {
@@ -101,7 +101,7 @@ func TestVectorIdentity(t *testing.T) {
 	if err := stored.Check(make([]float32, 384)); !errors.As(err, &de) {
 		t.Errorf("Check of a 384-d vector: %v", err)
 	}
-	if got := stored.String(); got != "offline-hash-v4@512 (512-d)" {
+	if got := stored.String(); got != "offline-hash-v5@512 (512-d)" {
 		t.Errorf("String = %q", got)
 	}
 }

@@ -79,6 +79,9 @@ func devMergePairs(t *testing.T, oldRelated string) []recalleval.PairFeatures {
 		// from its pairs: paraphrases, EN↔ZH duplicates, related lessons
 		// and same-domain hard negatives built around one lesson per topic.
 		{"testdata/recall-eval/extra", read("../../testdata/recall-eval/dedup-extra-dev.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
+		// Cross-language contradictions and duplicates of opposite
+		// phrasing (q18, 2026-11-26), written for the contradiction veto.
+		{"testdata/recall-eval/xlang", read("../../testdata/recall-eval/dedup-xlang-dev.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
 	} {
 		fs, err := recalleval.PairsFeatures(s.pairs, s.name, s.scored, s.group, embed)
 		if err != nil {

@@ -32,14 +32,19 @@ type evalSet struct {
 var sets = []evalSet{
 	{name: "own", lessons: "../../testdata/recall-eval/lessons.jsonl",
 		queries: map[string]string{"dev": "../../testdata/recall-eval/dev.jsonl", "holdout": "../../testdata/recall-eval/holdout.jsonl"},
-		pairs:   map[string]string{"dev": "../../testdata/recall-eval/dedup-dev.jsonl", "holdout": "../../testdata/recall-eval/dedup-holdout.jsonl"}},
+		// English queries, described by symptom, for the Chinese lessons
+		// (q18, 2026-11-26; dev).
+		extra: []string{"../../testdata/recall-eval/xlang-queries-own-dev.jsonl"},
+		pairs: map[string]string{"dev": "../../testdata/recall-eval/dedup-dev.jsonl", "holdout": "../../testdata/recall-eval/dedup-holdout.jsonl"}},
 	{name: "independent", lessons: "../../testdata/eval/recall/lessons.jsonl",
 		queries: map[string]string{"dev": "../../testdata/eval/recall/queries.jsonl", "holdout": "../../testdata/eval/recall/queries.jsonl"},
 		// Written for this project by someone who had not seen the
 		// embedder, its lexicon or the other query files: 60 more
 		// no-answer queries and 40 paraphrase and cross-language ones,
 		// all dev (docs/experience.md).
-		extra: []string{"../../testdata/recall-eval/independent-extra-dev.jsonl"},
+		// And English queries, described by symptom, for its Chinese
+		// lessons (q18, 2026-11-26; dev).
+		extra: []string{"../../testdata/recall-eval/independent-extra-dev.jsonl", "../../testdata/recall-eval/xlang-queries-independent-dev.jsonl"},
 		pairs: map[string]string{"dev": "../../testdata/eval/dedup/pairs.jsonl", "holdout": "../../testdata/eval/dedup/pairs.jsonl"}},
 }
 

@@ -110,3 +110,58 @@ func TestWriterRelatedAppendsEvidence(t *testing.T) {
 		t.Errorf("opposite polarity under the thresholds: %s, %d heuristics; want created, 2", got, len(hs))
 	}
 }
+
+// Cross-language pairs (q18; written for the veto, not from a labelled
+// set): two contradictions whose sides are in different languages, and
+// restatements of the same two lessons that must still merge.
+var (
+	lessonCtxFieldZH = recalleval.Lesson{Lang: "zh", Kind: "avoid", Trigger: "Go 方法需要请求上下文时",
+		Rule: "不要把 context.Context 存在结构体字段里，每次调用都作为第一个参数显式传入"}
+	lessonCtxFieldEN = recalleval.Lesson{Lang: "en", Kind: "prefer", Trigger: "when a Go method needs the request context",
+		Rule: "keep the context in a ctx field on the struct instead of passing it to every call"}
+	lessonCtxParamEN = recalleval.Lesson{Lang: "en", Kind: "avoid", Trigger: "when a Go method needs the request context",
+		Rule: "don't store context.Context in a struct field; pass ctx as the first parameter of every call"}
+	lessonTzEN = recalleval.Lesson{Lang: "en", Kind: "prefer", Trigger: "when adding a time column to a PostgreSQL table",
+		Rule: "use timestamptz, not plain timestamp"}
+	lessonNaiveZH = recalleval.Lesson{Lang: "zh", Kind: "prefer", Trigger: "给 PostgreSQL 表加时间列时",
+		Rule: "统一用 timestamp without time zone，时区交给应用层转换"}
+	lessonTzZH = recalleval.Lesson{Lang: "zh", Kind: "prefer", Trigger: "给 PostgreSQL 表加时间列时",
+		Rule: "用 timestamptz，不要用不带时区的 timestamp"}
+)
+
+// TestWriterCrossLanguageContradictions: an English lesson and a Chinese
+// one that prescribe opposite actions are created as two heuristics (the
+// contradiction veto reads the stance of each rule across languages:
+// "不要把 context 存在结构体字段里" against "keep the context in a ctx
+// field … instead of passing it"; "use timestamptz, not plain timestamp"
+// against "用 timestamp without time zone", where "without" names a type,
+// not a rejection), while the Chinese restatement of each English lesson
+// still updates it.
+func TestWriterCrossLanguageContradictions(t *testing.T) {
+	b := testkit.Open(t, "sqlite")
+	if b.E.EmbedderID() != experience.OfflineMergeEmbedderID() {
+		t.Skipf("embedder %s", b.E.EmbedderID())
+	}
+	for _, c := range []struct {
+		name    string
+		a, b    recalleval.Lesson
+		opposed bool
+		want    experience.EvidenceAction
+		heurs   int
+	}{
+		{"zh-en contradiction: context in a struct field", lessonCtxFieldZH, lessonCtxFieldEN, true, experience.EvidenceCreated, 2},
+		{"en-zh contradiction: timestamptz vs timestamp without time zone", lessonTzEN, lessonNaiveZH, true, experience.EvidenceCreated, 2},
+		{"zh-en duplicate: context as a parameter", lessonCtxFieldZH, lessonCtxParamEN, false, experience.EvidenceUpdated, 1},
+		{"en-zh duplicate: timestamptz", lessonTzEN, lessonTzZH, false, experience.EvidenceUpdated, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := experience.Contradicts(c.a.MergeLesson(), c.b.MergeLesson()); got != c.opposed {
+				t.Errorf("Contradicts = %v, want %v", got, c.opposed)
+			}
+			got, hs := writePair(t, b.E, "q18-"+c.name, c.a, c.b)
+			if got != c.want || len(hs) != c.heurs {
+				t.Fatalf("decision %s with %d heuristics, want %s with %d", got, len(hs), c.want, c.heurs)
+			}
+		})
+	}
+}

@@ -25,6 +25,10 @@ func devPairsOf(t *testing.T, path string) []recalleval.Pair {
 // pass of the merge classifier (docs/experience.md).
 const extraDedupDev = "../../testdata/recall-eval/dedup-extra-dev.jsonl"
 
+// xlangDedupDev holds the cross-language contradictions and duplicates of
+// opposite phrasing written for the contradiction veto (q18).
+const xlangDedupDev = "../../testdata/recall-eval/dedup-xlang-dev.jsonl"
+
 // knownFolded are the dev pairs labelled unrelated that the writer still
 // folds with the shipped classifier (docs/experience.md, "The merge
 // classifier"). There were two, P209, a contradiction ("npm ci rather than
@@ -49,7 +53,7 @@ func TestWriterMergeClassifier(t *testing.T) {
 	for _, s := range sets {
 		pairs = append(pairs, devPairsOf(t, s.pairs["dev"])...)
 	}
-	extra := devPairsOf(t, extraDedupDev)
+	extra := append(devPairsOf(t, extraDedupDev), devPairsOf(t, xlangDedupDev)...)
 	r, err := recalleval.EvalDedup(ctx, b.E, "w-", append(slices.Clone(pairs), extra...))
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 const lexiconSource = `
 retry: retry retries retrying again | 重试 重新尝试 再试
 generate: generate generated generator generators codegen regenerate template templates produce produced produces | 生成 代码生成 自动生成 模板
-idempotent: idempotent idempotency idempotence duplicate twice double | 幂等 重复 两次 多次 重复提交 重复执行 两遍 重复发送
+idempotent: idempotent idempotency idempotence duplicate twice | 幂等 重复 两次 多次 重复提交 重复执行 两遍 重复发送
 timeout: timeout timeouts timed deadline hang hangs hanging forever stuck block blocks blocked blocking | 超时 卡住 卡死 无限等待 一直等待 挂起
 cancel: cancel cancelled canceled cancellation abort | 取消 中止
 context: context ctx | 上下文
@@ -65,15 +65,15 @@ version: version versions versioning major upgrade upgrading bump latest | 版�
 dependency: dependency dependencies library libraries package packages module npm pip | 依赖 依赖库 依赖包 第三方库 库代码
 changelog: changelog breaking | 变更日志 不兼容
 compatible: compatible compatibility backward backwards old | 兼容 向后兼容 旧版本 老版本
-lockfile: lockfile lock json package-lock yarn pnpm | 锁文件
+lockfile: lockfile lock yarn pnpm shrinkwrap | 锁文件
 conflict: conflict conflicts | 冲突
 merge: merge merging merged | 合并
 rebase: rebase rebased rebasing | 变基
 git: git branch branches | 分支 仓库
 push: push pushed pushing force | 推送 推上去 强推 强制推送
 history: history rewrite rewriting squash squashed squashing fixup | 历史 改写 压缩提交 整理提交
-commit: commit commits message | 提交 提交信息
-team: team teammate teammates colleague colleagues others | 团队 同事 别人
+commit: commit commits | 提交 提交信息
+team: team teammate teammates colleague colleagues | 团队 同事 别人
 docker: docker dockerfile container containers image images | 镜像 容器
 build: build builds building compile compiles compiling | 构建 编译
 cache: cache caches caching cached redis memcached memcache | 缓存
@@ -81,12 +81,12 @@ expire: expire expiry expiration ttl stale invalidate invalidation outdated | �
 serialize: serialize serialization deserialize format encoding marshal unmarshal | 序列化 反序列化 格式
 kubernetes: kubernetes k8s pod pods deployment | 容器编排
 probe: probe readiness liveness ready warm warming starting startup | 探针 就绪 准备好 启动
-traffic: traffic load | 流量 负载
+traffic: traffic | 流量 负载
 log: log logs logging logger | 日志 打日志
-trace: trace tracing correlation follow | 追踪 链路 跟踪
+trace: trace tracing correlation | 追踪 链路 跟踪
 id: id ids identifier | 编号 标识
 sensitive: sensitive privacy pii personal phone mask masking redact | 敏感 隐私 脱敏 手机号 身份证
-secret: secret secrets token tokens credential credentials apikey accesskey key keys | 密钥 令牌 凭证 秘钥
+secret: secret secrets token tokens credential credentials apikey apikeys accesskey | 密钥 令牌 凭证 秘钥
 hardcode: hardcode hardcoded hardcoding embed | 硬编码 写死 写在代码
 env: environment env variable variables envvar | 环境变量 环境
 config: config configuration configure settings setting conf | 配置 配置文件 设置
@@ -100,9 +100,9 @@ file: file files | 文件
 size: size large huge big | 大小 很大 大文件
 stream: stream streaming chunk chunks | 流式 分块
 time: time clock now timestamp timestamps date dates | 时间 时钟 日期 时间戳 当前时间
-timezone: timezone zone utc dst daylight local | 时区 夏令时
+timezone: timezone zone utc dst daylight | 时区 夏令时
 schedule: schedule scheduled scheduler cron crontab job jobs nightly daily | 定时 定时任务 调度 计划任务 每天
-float: float floating decimal rounding precision tolerance | 浮点 浮点数 精度 误差 小数
+float: float floating rounding precision tolerance | 浮点 浮点数 精度 误差 小数
 money: money price prices amount amounts billing payment payments charge charged cents invoice | 金额 价格 支付 扣款 付款 账单 对账
 page: pagination paginate paginating offset page pages | 分页 翻页 页码 翻到
 limit: limit maximum max cap | 上限 最大 限制
@@ -110,7 +110,7 @@ list: list lists array arrays items | 列表 数组
 batch: batch batches bulk preload eager | 批量 预加载
 loop: loop loops iteration | 循环 遍历
 perf: slow slower fast faster performance latency optimise optimize speed bottleneck | 慢 性能 优化 速度 延迟 瓶颈 卡顿
-frontend: frontend react component components ui render rendering show shows display displays ui | 前端 组件 页面 渲染 界面 显示
+frontend: frontend react component components ui render rendering display displays | 前端 组件 页面 渲染 界面 显示
 state: state setstate | 状态
 unmount: unmount unmounted unmounting navigation navigate | 卸载 切换页面
 effect: effect useeffect cleanup subscription subscribe | 副作用 清理函数 订阅
@@ -120,7 +120,7 @@ order: order orders checkout | 订单 下单
 key: key keys | 键
 typescript: typescript type types typed ts tsc | 类型
 silence: ignore suppress silence any | 屏蔽 绕过
-python: python def | 函数
+python: python def | 
 default: default defaults | 默认 默认值
 mutable: mutable shared | 可变 共享
 variable: variable variables var | 变量
@@ -166,18 +166,25 @@ type lexicon struct {
 	concept []string
 }
 
-var lex = buildLexicon(lexiconSource)
+var lex = buildLexicon(lexiconSource + lexiconMore)
 
 func buildLexicon(src string) *lexicon {
 	l := &lexicon{word: map[string][]int{}, han: map[string][]int{}}
+	ids := map[string]int{}
 	for _, line := range strings.Split(src, "\n") {
 		name, rest, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
 		}
 		en, zh, _ := strings.Cut(rest, "|")
-		id := len(l.concept)
-		l.concept = append(l.concept, strings.TrimSpace(name))
+		name = strings.TrimSpace(name)
+		id, seen := ids[name]
+		if !seen {
+			// A concept named again adds terms to the first one.
+			id = len(l.concept)
+			ids[name] = id
+			l.concept = append(l.concept, name)
+		}
 		for _, w := range strings.Fields(en) {
 			var t Words
 			t.Scan(w)
@@ -243,6 +250,6 @@ func ConceptCount() int { return len(lex.concept) }
 // changed lexicon must come with a new version (stored vectors are then
 // re-embedded instead of compared across two vocabularies).
 func LexiconDigest() string {
-	sum := sha256.Sum256([]byte(lexiconSource))
+	sum := sha256.Sum256([]byte(lexiconSource + lexiconMore))
 	return hex.EncodeToString(sum[:8])
 }
