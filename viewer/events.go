@@ -16,14 +16,25 @@ import (
 // Live updates. Open pages subscribe to /events?project=P, a
 // server-sent-events stream. One shared poller per watched project reads a
 // cheap change signature of the project (signature) every PollInterval
-// and notifies every subscriber when it changes; the poller stops with the
-// project's last subscriber. Close (on server shutdown) ends every stream.
+// and hands it to every subscriber that has not had that signature yet;
+// the poller stops with the project's last subscriber. Close (on server
+// shutdown) ends every stream.
+//
+// What a subscriber has had is kept per subscriber, not as one "last
+// signature" of the poller: a stream sends the signature it reads itself
+// first, and a poller whose first read came after a change (a poller
+// started late on a loaded machine) would otherwise take the changed
+// signature as its baseline and never announce the change. A new
+// subscriber gets the poller's next reading whatever it is, and the
+// stream drops one equal to what it already sent.
 
 // hub fans change notifications out to event streams.
 type hub struct {
 	e        *kaizen.Engine
 	interval time.Duration
 	log      *slog.Logger
+	// beforeRead, when set (tests), runs before each reading of a poller.
+	beforeRead func()
 
 	mu     sync.Mutex
 	topics map[string]*topic
@@ -32,9 +43,10 @@ type hub struct {
 	wg     sync.WaitGroup
 }
 
-// topic is one watched project: its subscribers and its poller.
+// topic is one watched project: its subscribers, each with the last
+// signature handed to it ("" before the first), and its poller.
 type topic struct {
-	subs   map[chan string]struct{}
+	subs   map[chan string]string
 	cancel context.CancelFunc
 }
 
@@ -55,13 +67,13 @@ func (h *hub) subscribe(project string) (<-chan string, func(), error) {
 	t, ok := h.topics[project]
 	if !ok {
 		ctx, cancel := context.WithCancel(context.Background())
-		t = &topic{subs: map[chan string]struct{}{}, cancel: cancel}
+		t = &topic{subs: map[chan string]string{}, cancel: cancel}
 		h.topics[project] = t
 		h.wg.Add(1)
 		go h.poll(ctx, project, t)
 	}
 	ch := make(chan string, 1)
-	t.subs[ch] = struct{}{}
+	t.subs[ch] = ""
 	var once sync.Once
 	return ch, func() { once.Do(func() { h.unsubscribe(project, t, ch) }) }, nil
 }
@@ -79,42 +91,50 @@ func (h *hub) unsubscribe(project string, t *topic, ch chan string) {
 // poll watches one project until ctx is cancelled.
 func (h *hub) poll(ctx context.Context, project string, t *topic) {
 	defer h.wg.Done()
-	last, _ := h.read(ctx, project)
 	tick := time.NewTicker(h.interval)
 	defer tick.Stop()
 	for {
+		if h.beforeRead != nil {
+			h.beforeRead()
+		}
+		sig, err := h.read(ctx, project)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			h.log.Debug("viewer: change poll failed", "project", project, "err", err)
+		default:
+			h.notify(t, sig)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		sig, err := h.read(ctx, project)
-		if err != nil {
-			if ctx.Err() == nil {
-				h.log.Debug("viewer: change poll failed", "project", project, "err", err)
+	}
+}
+
+// notify hands sig to every subscriber of t that has not had it.
+func (h *hub) notify(t *topic, sig string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch, had := range t.subs {
+		if had == sig {
+			continue
+		}
+		t.subs[ch] = sig
+		select {
+		case ch <- sig:
+		default: // a notification is pending: replace it with the newest
+			select {
+			case <-ch:
+			default:
 			}
-			continue
-		}
-		if sig == last {
-			continue
-		}
-		last = sig
-		h.mu.Lock()
-		for ch := range t.subs {
 			select {
 			case ch <- sig:
-			default: // a notification is pending: replace it with the newest
-				select {
-				case <-ch:
-				default:
-				}
-				select {
-				case ch <- sig:
-				default:
-				}
+			default:
 			}
 		}
-		h.mu.Unlock()
 	}
 }
 
@@ -214,7 +234,11 @@ func (v *Viewer) events(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		case <-v.hub.done:
 			return nil
-		case sig := <-ch:
+		case next := <-ch:
+			if next == sig {
+				continue // the poller's first reading: already sent
+			}
+			sig = next
 			if !send(event("version", sig)) {
 				return nil
 			}
