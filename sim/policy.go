@@ -33,7 +33,8 @@ type Env struct {
 	// start before Choose and to the report time before Observe.
 	Clock *Clock
 	// Rates returns the hidden rates of a family at a task number. Only
-	// the oracle may use it.
+	// the oracle may use it, and the informed reference learners for
+	// their per-strategy feedback draws (informed.go).
 	Rates func(family, task int) []float64
 }
 
@@ -86,6 +87,13 @@ func (e *PolicyError) Error() string {
 //	oracle          the best K strategies of the task's family, from the hidden rates
 //	bandit          Beta-Bernoulli Thompson sampling over strategies, one posterior
 //	bandit-family   the same, one posterior per task family
+//	informed        REFERENCE, not a product policy: told the family and each
+//	                chosen strategy's own success (drawn from the hidden
+//	                rate), Thompson sampling per (family, strategy)
+//	informed-discounted
+//	                the same with posteriors discounted by 0.97 per task of
+//	                the family (follows drifts)
+//	informed-ucb    the same feedback, UCB1 per family
 //	kaizen          the real engine with its default configuration
 //	kaizen+tags     the same, the agent also tagging each task with its family
 //	kaizen:KEY=VALUE[+KEY=VALUE…]
@@ -127,6 +135,14 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newThompson(env, false), nil }}, nil
 	case "bandit-family":
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newThompson(env, true), nil }}, nil
+	case "informed":
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, false), nil }}, nil
+	case "informed-discounted":
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
+			return newInformed(env, InformedDiscount, false), nil
+		}}, nil
+	case "informed-ucb":
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, true), nil }}, nil
 	case "kaizen":
 		return KaizenPolicy(name, opts), nil
 	case "kaizen+tags":
@@ -152,7 +168,7 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		o.Configure = chain(opts.Configure, mutate)
 		return KaizenPolicy(name, o), nil
 	}
-	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
+	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-ucb, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
 }
 
 // policyRand is a policy's own stream: the seed and the policy's name.

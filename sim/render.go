@@ -36,9 +36,16 @@ func WriteTable(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "POLICY\tSUCCESS\t% OF ORACLE\tEXPECTED\tREGRET")
 	for _, p := range r.Policies {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, rateStat(p.Success), pctStat(p.OfOracle), rateStat(p.Expected), numStat(p.Regret))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", displayName(p), rateStat(p.Success), pctStat(p.OfOracle), rateStat(p.Expected), numStat(p.Regret))
 	}
 	tw.Flush()
+	for _, p := range r.Policies {
+		if p.Reference {
+			ew.printf("* reference learner, not a product policy: told the task's family and each chosen strategy's own success\n" +
+				"  (drawn from the hidden rate), more information than any agent has; it shows what learning alone can reach\n")
+			break
+		}
+	}
 
 	if len(r.Drifts) > 0 {
 		ew.printf("\nsuccess by phase; tasks to recover after a drift (expected success over the next %d tasks within %.0f points of the oracle's)\n"+
@@ -56,7 +63,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintln(tw, strings.Join(head, "\t"))
 		for _, p := range r.Policies {
-			row := []string{p.Name}
+			row := []string{displayName(p)}
 			for _, s := range p.Phases {
 				row = append(row, rateStat(s))
 			}
@@ -111,7 +118,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s %.2f", k, p.Stats[k].Mean)
 		}
-		ew.printf("  %s: %s\n", p.Name, strings.Join(parts, ", "))
+		ew.printf("  %s: %s\n", displayName(p), strings.Join(parts, ", "))
 	}
 	return ew.err
 }
@@ -173,7 +180,7 @@ func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a..
 func (e *errWriter) grid(policies []PolicyReport, head []string, rows [][]string) {
 	nameW := len("POLICY")
 	for _, p := range policies {
-		nameW = max(nameW, len(p.Name))
+		nameW = max(nameW, len(displayName(p)))
 	}
 	widths := make([]int, len(head))
 	for j, h := range head {
@@ -194,6 +201,15 @@ func (e *errWriter) grid(policies []PolicyReport, head []string, rows [][]string
 	}
 	line("POLICY", head)
 	for i, p := range policies {
-		line(p.Name, rows[i])
+		line(displayName(p), rows[i])
 	}
+}
+
+// displayName is a policy's name in the text report: a reference learner's
+// is marked with an asterisk (explained under the summary table).
+func displayName(p PolicyReport) string {
+	if p.Reference {
+		return p.Name + "*"
+	}
+	return p.Name
 }

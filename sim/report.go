@@ -52,6 +52,9 @@ type Stat struct {
 // PolicyReport is one policy's measures.
 type PolicyReport struct {
 	Name string `json:"name"`
+	// Reference is set for the informed reference learners, which are
+	// given more information than any agent (IsReference).
+	Reference bool `json:"reference,omitempty"`
 	// Success is the share of tasks that succeeded.
 	Success Stat `json:"success"`
 	// Expected is the mean success probability of the choices, from the
@@ -160,7 +163,7 @@ func buildReport(w *World, opts Options, tapes []*tape, traces [][]*trace) *Repo
 	for pi, spec := range opts.Policies {
 		trs := traces[pi]
 		seeds := len(trs)
-		pr := PolicyReport{Name: spec.Name, Rolling: make([]float64, n), RegretCurve: make([]float64, len(r.Windows))}
+		pr := PolicyReport{Name: spec.Name, Reference: IsReference(spec.Name), Rolling: make([]float64, n), RegretCurve: make([]float64, len(r.Windows))}
 		per := func(f func(si int, tr *trace) float64) Stat {
 			xs := make([]float64, seeds)
 			for si, tr := range trs {

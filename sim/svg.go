@@ -96,7 +96,15 @@ func WriteSVG(w io.Writer, r *Report) error {
 		if dash != "" {
 			ew.printf(" stroke-dasharray=\"%s\"", dash)
 		}
-		ew.printf("/>\n<text x=\"%d\" y=\"%d\">%s %.2f</text>\n", legendX+36, ly+4, esc(p.Name), p.Expected.Mean)
+		ew.printf("/>\n<text x=\"%d\" y=\"%d\">%s %.2f</text>\n", legendX+36, ly+4, esc(displayName(p)), p.Expected.Mean)
+	}
+	for _, p := range r.Policies {
+		if p.Reference {
+			ly := plotT + 10 + len(r.Policies)*legendLineStep
+			ew.printf("<text x=\"%d\" y=\"%d\" fill=\"#555555\">* reference learner: more</text>\n", legendX, ly+4)
+			ew.printf("<text x=\"%d\" y=\"%d\" fill=\"#555555\">information than any agent</text>\n", legendX, ly+4+16)
+			break
+		}
 	}
 	ew.printf("<text x=\"%d\" y=\"%d\" fill=\"#555555\">policy, mean over the run</text>\n", legendX, plotT-8)
 	ew.printf("</svg>\n")
@@ -122,6 +130,9 @@ func chartDesc(r *Report) string {
 			last = p.Rolling[len(p.Rolling)-1]
 		}
 		fmt.Fprintf(&b, " %s %.2f, %.2f", p.Name, p.Expected.Mean, last)
+		if p.Reference {
+			b.WriteString(" (a reference learner given more information than any agent, not a product policy)")
+		}
 	}
 	b.WriteString(".")
 	return b.String()

@@ -49,6 +49,14 @@ the same tasks and the same random draws:
   oracle          knows the hidden rates: the best strategies for the task's family
   bandit          Beta-Bernoulli Thompson sampling, one posterior per strategy
   bandit-family   the same, one posterior per task family
+  informed        a REFERENCE learner, not a product policy: told the task's
+                  family and each chosen strategy's own success (drawn from
+                  the hidden rate), Thompson sampling per (family, strategy);
+                  shows what learning alone can reach with more information
+                  than any agent has
+  informed-discounted, informed-ucb
+                  the same feedback: posteriors discounted by 0.97 per task
+                  of the family (follows drifts); UCB1 instead of sampling
   kaizen          the real engine (throwaway store, simulated clock): plans with
                   PlanGuidance, uses the best-ranked strategies that are not
                   anti-patterns, records every outcome with RecordOutcome

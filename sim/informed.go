@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+)
+
+// The informed policies are REFERENCE learners, not product policies: they
+// are given strictly more information than any real agent, to measure what
+// is reachable by learning alone (issue 11). Like bandit-family they are
+// told each task's family; in addition, after each task they observe every
+// chosen strategy's OWN Bernoulli success, drawn from the hidden rate of
+// that (family, strategy) at that task with the policy's own random stream
+// (semi-bandit feedback, no shared blame). They are scored like every other
+// policy, on the task's outcome drawn by the runner from the tape; the
+// feedback draws are extra information, not their score. A real agent sees
+// one outcome per task, shared by all the strategies it used, and does not
+// know the family.
+//
+//	informed             Beta(1,1) per (family, strategy), Thompson sampling
+//	informed-discounted  the same, the family's posteriors discounted by
+//	                     InformedDiscount at each of its tasks (for drifts)
+//	informed-ucb         UCB1 per family on the same feedback (deterministic
+//	                     choice; the feedback draws still use the stream)
+//
+// Env.Rates is read only in Observe, for the chosen strategies' feedback
+// draws of the task just observed (its family and number); Choose never
+// reads it.
+
+// InformedDiscount is informed-discounted's factor per task of a family:
+// a (family, strategy) count observed n tasks of the family ago weighs
+// InformedDiscount^n (an effective memory of about 1/(1−0.97) ≈ 33 tasks
+// of the family).
+const InformedDiscount = 0.97
+
+// informed learns per (family, strategy) from per-strategy feedback.
+type informed struct {
+	rng   *rand.Rand
+	rates func(family, task int) []float64
+	// discount < 1 decays the family's counts toward the prior at each of
+	// its tasks; ucb chooses by UCB1 instead of Thompson sampling.
+	discount float64
+	ucb      bool
+	// a, b are the Beta posteriors' parameters (prior 1, 1); n counts the
+	// family's tasks (for UCB1's log term).
+	a, b [][]float64
+	n    []float64
+}
+
+func newInformed(env Env, discount float64, ucb bool) *informed {
+	nf, ns := len(env.World.Families), len(env.World.Strategies)
+	p := &informed{rng: env.Rand, rates: env.Rates, discount: discount, ucb: ucb,
+		a: make([][]float64, nf), b: make([][]float64, nf), n: make([]float64, nf)}
+	for f := range nf {
+		p.a[f], p.b[f] = make([]float64, ns), make([]float64, ns)
+		for s := range ns {
+			p.a[f][s], p.b[f][s] = 1, 1
+		}
+	}
+	return p
+}
+
+func (p *informed) Choose(_ context.Context, t Task) ([]int, error) {
+	a, b := p.a[t.Family], p.b[t.Family]
+	score := make([]float64, len(a))
+	for s := range score {
+		if p.ucb {
+			// UCB1 on the observations (the prior's two pseudo-counts
+			// excluded); an unobserved strategy goes first.
+			k := a[s] + b[s] - 2
+			if k < 1e-9 {
+				score[s] = math.Inf(1)
+				continue
+			}
+			score[s] = (a[s]-1)/k + math.Sqrt(2*math.Log(max(p.n[t.Family], 1))/k)
+		} else {
+			score[s] = betaSample(p.rng, a[s], b[s])
+		}
+	}
+	return topK(score, t.K), nil
+}
+
+// Observe ignores the task's outcome and learns from each chosen
+// strategy's own success, drawn from its hidden rate at the task.
+func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) error {
+	f := t.Family
+	a, b := p.a[f], p.b[f]
+	if p.discount < 1 {
+		for s := range a {
+			a[s] = 1 + p.discount*(a[s]-1)
+			b[s] = 1 + p.discount*(b[s]-1)
+		}
+	}
+	p.n[f]++
+	rates := p.rates(f, t.Number)
+	for _, s := range choice {
+		if p.rng.Float64() < rates[s] {
+			a[s]++
+		} else {
+			b[s]++
+		}
+	}
+	return nil
+}
+
+// IsReference reports whether a policy name is a reference learner given
+// more information than any agent (the informed policies); reports label
+// them so.
+func IsReference(name string) bool {
+	switch name {
+	case "informed", "informed-discounted", "informed-ucb":
+		return true
+	}
+	return false
+}
