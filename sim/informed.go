@@ -19,8 +19,13 @@ import (
 // know the family.
 //
 //	informed             Beta(1,1) per (family, strategy), Thompson sampling
-//	informed-discounted  the same, the family's posteriors discounted by
-//	                     InformedDiscount at each of its tasks (for drifts)
+//	informed-discounted  the same, a (family, strategy) posterior's counts
+//	                     discounted by InformedDiscount at each of its own
+//	                     observations (a sliding memory, for drifts)
+//	informed-pooled      the same, each (family, strategy) prior centred on
+//	                     the strategy's success in the other families,
+//	                     worth InformedPool observations (shares what is
+//	                     common to families; hurts when families differ)
 //	informed-ucb         UCB1 per family on the same feedback (deterministic
 //	                     choice; the feedback draws still use the stream)
 //
@@ -28,11 +33,24 @@ import (
 // draws of the task just observed (its family and number); Choose never
 // reads it.
 
-// InformedDiscount is informed-discounted's factor per task of a family:
-// a (family, strategy) count observed n tasks of the family ago weighs
-// InformedDiscount^n (an effective memory of about 1/(1−0.97) ≈ 33 tasks
-// of the family).
+// InformedDiscount is informed-discounted's factor per observation: an
+// observation of a (family, strategy) followed by n more of the same pair
+// weighs InformedDiscount^n (an effective memory of about 1/(1−0.97) ≈ 33
+// observations of the pair). Only the observed strategies are discounted:
+// discounting every strategy of the family at each of its tasks (the
+// textbook discounted Thompson sampling) pulls the unplayed ones back to
+// the Beta(1,1) prior, whose samples then keep beating the best one's
+// (measured: 77 % of the oracle on task-dependent against 86 %; it chose
+// the best of one clear strategy in only 70 % of the last 100 tasks).
 const InformedDiscount = 0.97
+
+// InformedPool is informed-pooled's prior weight in observations: the
+// prior of a (family, strategy) is Beta(InformedPool·μ, InformedPool·(1−μ))
+// with μ the strategy's posterior mean over the other families' own
+// draws (Beta(1,1) pooled). Measured over 6 seeds × 500 tasks at 2, 4, 8
+// and 16: 4 is the best compromise (stable-global 94 % of the oracle
+// against 87 % unpooled, task-dependent 85 % against 87 %).
+const InformedPool = 4
 
 // informed learns per (family, strategy) from per-strategy feedback.
 type informed struct {
@@ -42,15 +60,18 @@ type informed struct {
 	// its tasks; ucb chooses by UCB1 instead of Thompson sampling.
 	discount float64
 	ucb      bool
+	// pool > 0 centres each (family, strategy) prior on the strategy's
+	// success in the other families, with pool pseudo-observations.
+	pool float64
 	// a, b are the Beta posteriors' parameters (prior 1, 1); n counts the
 	// family's tasks (for UCB1's log term).
 	a, b [][]float64
 	n    []float64
 }
 
-func newInformed(env Env, discount float64, ucb bool) *informed {
+func newInformed(env Env, discount float64, ucb bool, pool float64) *informed {
 	nf, ns := len(env.World.Families), len(env.World.Strategies)
-	p := &informed{rng: env.Rand, rates: env.Rates, discount: discount, ucb: ucb,
+	p := &informed{rng: env.Rand, rates: env.Rates, discount: discount, ucb: ucb, pool: pool,
 		a: make([][]float64, nf), b: make([][]float64, nf), n: make([]float64, nf)}
 	for f := range nf {
 		p.a[f], p.b[f] = make([]float64, ns), make([]float64, ns)
@@ -74,6 +95,15 @@ func (p *informed) Choose(_ context.Context, t Task) ([]int, error) {
 				continue
 			}
 			score[s] = (a[s]-1)/k + math.Sqrt(2*math.Log(max(p.n[t.Family], 1))/k)
+		} else if p.pool > 0 {
+			ga, gb := 0.0, 0.0
+			for f := range p.a {
+				if f != t.Family {
+					ga, gb = ga+p.a[f][s]-1, gb+p.b[f][s]-1
+				}
+			}
+			mu := (ga + 1) / (ga + gb + 2)
+			score[s] = betaSample(p.rng, a[s]-1+p.pool*mu, b[s]-1+p.pool*(1-mu))
 		} else {
 			score[s] = betaSample(p.rng, a[s], b[s])
 		}
@@ -86,15 +116,13 @@ func (p *informed) Choose(_ context.Context, t Task) ([]int, error) {
 func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) error {
 	f := t.Family
 	a, b := p.a[f], p.b[f]
-	if p.discount < 1 {
-		for s := range a {
-			a[s] = 1 + p.discount*(a[s]-1)
-			b[s] = 1 + p.discount*(b[s]-1)
-		}
-	}
 	p.n[f]++
 	rates := p.rates(f, t.Number)
 	for _, s := range choice {
+		if p.discount < 1 {
+			a[s] = 1 + p.discount*(a[s]-1)
+			b[s] = 1 + p.discount*(b[s]-1)
+		}
 		if p.rng.Float64() < rates[s] {
 			a[s]++
 		} else {
@@ -109,7 +137,7 @@ func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) er
 // them so.
 func IsReference(name string) bool {
 	switch name {
-	case "informed", "informed-discounted", "informed-ucb":
+	case "informed", "informed-discounted", "informed-pooled", "informed-ucb":
 		return true
 	}
 	return false

@@ -91,8 +91,10 @@ func (e *PolicyError) Error() string {
 //	                chosen strategy's own success (drawn from the hidden
 //	                rate), Thompson sampling per (family, strategy)
 //	informed-discounted
-//	                the same with posteriors discounted by 0.97 per task of
-//	                the family (follows drifts)
+//	                the same, a strategy's counts discounted by 0.97 at each
+//	                of its observations in the family (follows drifts)
+//	informed-pooled the same, each family's prior centred on the other
+//	                families' results (4 pseudo-observations)
 //	informed-ucb    the same feedback, UCB1 per family
 //	kaizen          the real engine with its default configuration
 //	kaizen+tags     the same, the agent also tagging each task with its family
@@ -136,13 +138,15 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 	case "bandit-family":
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newThompson(env, true), nil }}, nil
 	case "informed":
-		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, false), nil }}, nil
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, false, 0), nil }}, nil
 	case "informed-discounted":
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
-			return newInformed(env, InformedDiscount, false), nil
+			return newInformed(env, InformedDiscount, false, 0), nil
 		}}, nil
+	case "informed-pooled":
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, false, InformedPool), nil }}, nil
 	case "informed-ucb":
-		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, true), nil }}, nil
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, true, 0), nil }}, nil
 	case "kaizen":
 		return KaizenPolicy(name, opts), nil
 	case "kaizen+tags":
@@ -168,7 +172,7 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		o.Configure = chain(opts.Configure, mutate)
 		return KaizenPolicy(name, o), nil
 	}
-	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-ucb, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
+	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-pooled, informed-ucb, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
 }
 
 // policyRand is a policy's own stream: the seed and the policy's name.

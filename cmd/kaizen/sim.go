@@ -54,9 +54,11 @@ the same tasks and the same random draws:
                   the hidden rate), Thompson sampling per (family, strategy);
                   shows what learning alone can reach with more information
                   than any agent has
-  informed-discounted, informed-ucb
-                  the same feedback: posteriors discounted by 0.97 per task
-                  of the family (follows drifts); UCB1 instead of sampling
+  informed-discounted, informed-pooled, informed-ucb
+                  the same feedback: a strategy's counts discounted by 0.97
+                  at each of its observations (follows drifts); priors
+                  centred on the other families' results; UCB1 instead of
+                  sampling
   kaizen          the real engine (throwaway store, simulated clock): plans with
                   PlanGuidance, uses the best-ranked strategies that are not
                   anti-patterns, records every outcome with RecordOutcome
