@@ -28,10 +28,16 @@ import (
 //	                     common to families; hurts when families differ)
 //	informed-ucb         UCB1 per family on the same feedback (deterministic
 //	                     choice; the feedback draws still use the stream)
+//	informed-full        full information: after each task it observes
+//	                     EVERY strategy's own draw for the task's family,
+//	                     not only the chosen ones', and takes the K best
+//	                     posterior means (nothing left to explore). No
+//	                     learner that learns from draws of the rates, with
+//	                     no prior knowledge of them, is given more; it
+//	                     bounds what estimation alone can reach.
 //
-// Env.Rates is read only in Observe, for the chosen strategies' feedback
-// draws of the task just observed (its family and number); Choose never
-// reads it.
+// Env.Rates is read only in Observe, for the feedback draws of the task
+// just observed (its family and number); Choose never reads it.
 
 // InformedDiscount is informed-discounted's factor per observation: an
 // observation of a (family, strategy) followed by n more of the same pair
@@ -63,15 +69,28 @@ type informed struct {
 	// pool > 0 centres each (family, strategy) prior on the strategy's
 	// success in the other families, with pool pseudo-observations.
 	pool float64
+	// full observes every strategy and chooses by posterior mean.
+	full bool
 	// a, b are the Beta posteriors' parameters (prior 1, 1); n counts the
 	// family's tasks (for UCB1's log term).
 	a, b [][]float64
 	n    []float64
 }
 
-func newInformed(env Env, discount float64, ucb bool, pool float64) *informed {
+// informedConfig selects a variant: no field set is plain informed.
+type informedConfig struct {
+	discount float64 // < 1: informed-discounted
+	ucb      bool    // informed-ucb
+	pool     float64 // > 0: informed-pooled
+	full     bool    // informed-full
+}
+
+func newInformed(env Env, c informedConfig) *informed {
 	nf, ns := len(env.World.Families), len(env.World.Strategies)
-	p := &informed{rng: env.Rand, rates: env.Rates, discount: discount, ucb: ucb, pool: pool,
+	if c.discount <= 0 {
+		c.discount = 1
+	}
+	p := &informed{rng: env.Rand, rates: env.Rates, discount: c.discount, ucb: c.ucb, pool: c.pool, full: c.full,
 		a: make([][]float64, nf), b: make([][]float64, nf), n: make([]float64, nf)}
 	for f := range nf {
 		p.a[f], p.b[f] = make([]float64, ns), make([]float64, ns)
@@ -86,7 +105,9 @@ func (p *informed) Choose(_ context.Context, t Task) ([]int, error) {
 	a, b := p.a[t.Family], p.b[t.Family]
 	score := make([]float64, len(a))
 	for s := range score {
-		if p.ucb {
+		if p.full {
+			score[s] = a[s] / (a[s] + b[s])
+		} else if p.ucb {
 			// UCB1 on the observations (the prior's two pseudo-counts
 			// excluded); an unobserved strategy goes first.
 			k := a[s] + b[s] - 2
@@ -118,6 +139,12 @@ func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) er
 	a, b := p.a[f], p.b[f]
 	p.n[f]++
 	rates := p.rates(f, t.Number)
+	if p.full {
+		choice = make([]int, len(a))
+		for s := range choice {
+			choice[s] = s
+		}
+	}
 	for _, s := range choice {
 		if p.discount < 1 {
 			a[s] = 1 + p.discount*(a[s]-1)
@@ -137,7 +164,7 @@ func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) er
 // them so.
 func IsReference(name string) bool {
 	switch name {
-	case "informed", "informed-discounted", "informed-pooled", "informed-ucb":
+	case "informed", "informed-discounted", "informed-pooled", "informed-ucb", "informed-full":
 		return true
 	}
 	return false

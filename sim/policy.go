@@ -96,6 +96,8 @@ func (e *PolicyError) Error() string {
 //	informed-pooled the same, each family's prior centred on the other
 //	                families' results (4 pseudo-observations)
 //	informed-ucb    the same feedback, UCB1 per family
+//	informed-full   REFERENCE: observes every strategy's own success at each
+//	                task, not only the chosen ones' (full information)
 //	kaizen          the real engine with its default configuration
 //	kaizen+tags     the same, the agent also tagging each task with its family
 //	kaizen:KEY=VALUE[+KEY=VALUE…]
@@ -138,15 +140,23 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 	case "bandit-family":
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newThompson(env, true), nil }}, nil
 	case "informed":
-		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, false, 0), nil }}, nil
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, informedConfig{}), nil }}, nil
 	case "informed-discounted":
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
-			return newInformed(env, InformedDiscount, false, 0), nil
+			return newInformed(env, informedConfig{discount: InformedDiscount}), nil
 		}}, nil
 	case "informed-pooled":
-		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, false, InformedPool), nil }}, nil
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
+			return newInformed(env, informedConfig{pool: InformedPool}), nil
+		}}, nil
+	case "informed-full":
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
+			return newInformed(env, informedConfig{full: true}), nil
+		}}, nil
 	case "informed-ucb":
-		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) { return newInformed(env, 1, true, 0), nil }}, nil
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
+			return newInformed(env, informedConfig{ucb: true}), nil
+		}}, nil
 	case "kaizen":
 		return KaizenPolicy(name, opts), nil
 	case "kaizen+tags":
@@ -172,7 +182,7 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		o.Configure = chain(opts.Configure, mutate)
 		return KaizenPolicy(name, o), nil
 	}
-	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-pooled, informed-ucb, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
+	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-pooled, informed-ucb, informed-full, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
 }
 
 // policyRand is a policy's own stream: the seed and the policy's name.

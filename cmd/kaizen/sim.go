@@ -59,6 +59,8 @@ the same tasks and the same random draws:
                   at each of its observations (follows drifts); priors
                   centred on the other families' results; UCB1 instead of
                   sampling
+  informed-full   REFERENCE: observes every strategy's own success at each
+                  task (full information), takes the best posterior means
   kaizen          the real engine (throwaway store, simulated clock): plans with
                   PlanGuidance, uses the best-ranked strategies that are not
                   anti-patterns, records every outcome with RecordOutcome
