@@ -35,6 +35,11 @@ import (
 //	                     learner that learns from draws of the rates, with
 //	                     no prior knowledge of them, is given more; it
 //	                     bounds what estimation alone can reach.
+//	informed-full-discounted
+//	                     the same, counts discounted by InformedDiscount
+//	                     at each observation (every strategy is observed at
+//	                     each task of its family, so this is a memory of
+//	                     about 33 tasks of the family), to follow drifts
 //
 // Env.Rates is read only in Observe, for the feedback draws of the task
 // just observed (its family and number); Choose never reads it.
@@ -164,7 +169,7 @@ func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) er
 // them so.
 func IsReference(name string) bool {
 	switch name {
-	case "informed", "informed-discounted", "informed-pooled", "informed-ucb", "informed-full":
+	case "informed", "informed-discounted", "informed-pooled", "informed-ucb", "informed-full", "informed-full-discounted":
 		return true
 	}
 	return false

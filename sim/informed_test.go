@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var informedNames = []string{"informed", "informed-discounted", "informed-pooled", "informed-ucb", "informed-full"}
+var informedNames = []string{"informed", "informed-discounted", "informed-pooled", "informed-ucb", "informed-full", "informed-full-discounted"}
 
 // oneBest is one family, one strategy per task, split-by-feature at 0.9
 // and every other strategy at 0.1.
@@ -41,7 +41,7 @@ func TestInformedDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Tasks = 200
-	specs, err := ParsePolicies("informed,informed-discounted,informed-pooled,informed-ucb,informed-full", KaizenOptions{})
+	specs, err := ParsePolicies("informed,informed-discounted,informed-pooled,informed-ucb,informed-full,informed-full-discounted", KaizenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,6 +98,8 @@ func (e *PolicyError) Error() string {
 //	informed-ucb    the same feedback, UCB1 per family
 //	informed-full   REFERENCE: observes every strategy's own success at each
 //	                task, not only the chosen ones' (full information)
+//	informed-full-discounted
+//	                the same, counts discounted by 0.97 per observation
 //	kaizen          the real engine with its default configuration
 //	kaizen+tags     the same, the agent also tagging each task with its family
 //	kaizen:KEY=VALUE[+KEY=VALUE…]
@@ -153,6 +155,10 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
 			return newInformed(env, informedConfig{full: true}), nil
 		}}, nil
+	case "informed-full-discounted":
+		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
+			return newInformed(env, informedConfig{full: true, discount: InformedDiscount}), nil
+		}}, nil
 	case "informed-ucb":
 		return PolicySpec{Name: name, New: func(_ context.Context, env Env) (Policy, error) {
 			return newInformed(env, informedConfig{ucb: true}), nil
@@ -182,7 +188,7 @@ func policyByName(name string, opts KaizenOptions) (PolicySpec, error) {
 		o.Configure = chain(opts.Configure, mutate)
 		return KaizenPolicy(name, o), nil
 	}
-	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-pooled, informed-ucb, informed-full, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
+	return PolicySpec{}, &PolicyError{Spec: name, Message: "unknown policy (random, oracle, bandit, bandit-family, informed, informed-discounted, informed-pooled, informed-ucb, informed-full, informed-full-discounted, kaizen, kaizen+tags, kaizen:KEY=VALUE, kaizen+tags:KEY=VALUE)"}
 }
 
 // policyRand is a policy's own stream: the seed and the policy's name.

@@ -41,8 +41,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	tw.Flush()
 	for _, p := range r.Policies {
 		if p.Reference {
-			ew.printf("* reference learner, not a product policy: told the task's family and each chosen strategy's own success\n" +
-				"  (drawn from the hidden rate), more information than any agent has; it shows what learning alone can reach\n")
+			ew.printf("* reference learner, not a product policy: told the task's family and strategies' own successes (drawn from\n" +
+				"  the hidden rates: the chosen ones', every one's for informed-full*), more information than any agent has;\n" +
+				"  it shows what learning alone can reach\n")
 			break
 		}
 	}

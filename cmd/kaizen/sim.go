@@ -61,6 +61,8 @@ the same tasks and the same random draws:
                   sampling
   informed-full   REFERENCE: observes every strategy's own success at each
                   task (full information), takes the best posterior means
+  informed-full-discounted
+                  the same, counts discounted by 0.97 per observation
   kaizen          the real engine (throwaway store, simulated clock): plans with
                   PlanGuidance, uses the best-ranked strategies that are not
                   anti-patterns, records every outcome with RecordOutcome
