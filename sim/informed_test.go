@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -181,5 +182,48 @@ func TestInformedReadsRatesOnlyForFeedback(t *testing.T) {
 		if calls != 2*150 {
 			t.Errorf("%s read the rates %d times over 150 tasks (twice each: learner and twin), want 300", name, calls)
 		}
+	}
+}
+
+// The reports label the informed policies as references: the text table
+// (an asterisk and a footnote), the chart (legend and description) and
+// the JSON; other policies are not labelled.
+func TestInformedLabelledAsReference(t *testing.T) {
+	t.Parallel()
+	w := parseOneBest(t)
+	w.Tasks = 60
+	specs, err := ParsePolicies("random,informed,informed-full", KaizenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), w, Options{Policies: specs, Seeds: []uint64{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, svg, js strings.Builder
+	if err := WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSVG(&svg, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"informed*", "informed-full*", "* reference learner, not a product policy"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if strings.Contains(table.String(), "random*") {
+		t.Error("table marks random as a reference")
+	}
+	for _, want := range []string{"informed* ", "* reference learner: more", "informed 0.", "(a reference learner given more information than any agent, not a product policy)"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	if got := strings.Count(js.String(), `"reference": true`); got != 2 {
+		t.Errorf("JSON has %d reference policies, want 2", got)
 	}
 }
