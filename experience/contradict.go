@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kaizenhq/kaizen/internal/tokenize"
 )
@@ -292,21 +293,29 @@ var preferWords = map[string]bool{"prefer": true, "prefers": true, "preferred": 
 func splitClauses(rule string) []string {
 	var out []string
 	from := 0
-	rs := []rune(rule)
-	pos := 0
-	for i, r := range rs {
-		n := len(string(r))
-		if isClauseBreak(r) {
-			inWord := (r == '.' || r == ':') && i+1 < len(rs) && i > 0 &&
-				!unicode.IsSpace(rs[i+1]) && !unicode.IsPunct(rs[i+1]) && !unicode.IsSpace(rs[i-1])
+	// the runes with their byte offsets and widths (an invalid byte is
+	// one byte wide, though it reads as U+FFFD)
+	type runeAt struct {
+		r      rune
+		pos, n int
+	}
+	var rs []runeAt
+	for pos := 0; pos < len(rule); {
+		r, n := utf8.DecodeRuneInString(rule[pos:])
+		rs = append(rs, runeAt{r, pos, n})
+		pos += n
+	}
+	for i, c := range rs {
+		if isClauseBreak(c.r) {
+			inWord := (c.r == '.' || c.r == ':') && i+1 < len(rs) && i > 0 &&
+				!unicode.IsSpace(rs[i+1].r) && !unicode.IsPunct(rs[i+1].r) && !unicode.IsSpace(rs[i-1].r)
 			if !inWord {
-				if pos > from {
-					out = append(out, rule[from:pos])
+				if c.pos > from {
+					out = append(out, rule[from:c.pos])
 				}
-				from = pos + n
+				from = c.pos + c.n
 			}
 		}
-		pos += n
 	}
 	if len(rule) > from {
 		out = append(out, rule[from:])
