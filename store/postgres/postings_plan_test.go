@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -34,9 +33,7 @@ func TestPostingsWithinPlanSeeksOnANewTable(t *testing.T) {
 		args = append(args, "")
 	}
 	args = append(args, "p", "memory", "common")
-	for n := 1; strings.Contains(q, "?"); n++ {
-		q = strings.Replace(q, "?", fmt.Sprintf("$%d", n), 1)
-	}
+	q = numbered(q)
 	var got string
 	if err := conn.QueryRowContext(ctx, q, args...).Scan(&got); err != nil {
 		t.Fatal(err)
@@ -44,22 +41,7 @@ func TestPostingsWithinPlanSeeksOnANewTable(t *testing.T) {
 	if n := len(strings.Split(got, "\x1f")); n != 5 {
 		t.Fatalf("%d documents with both terms (%q), want 5", n, got)
 	}
-	rows, err := conn.QueryContext(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+q, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	plan := explainLines(t, ctx, conn, q, args...)
 	text := strings.Join(plan, "\n")
 	seek := false
 	for _, line := range plan {

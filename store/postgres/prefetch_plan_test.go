@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -25,10 +24,7 @@ func TestPrevOutcomeReadPlansIndexLookupsOnANewTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	q := sqlstore.PrevOutcomesByTask
-	for n := 1; strings.Contains(q, "?"); n++ {
-		q = strings.Replace(q, "?", fmt.Sprintf("$%d", n), 1)
-	}
+	q := numbered(sqlstore.PrevOutcomesByTask)
 	for _, st := range []string{
 		"SET plan_cache_mode = force_generic_plan",
 		"PREPARE prev_outcomes(text[], text) AS " + q,
@@ -43,22 +39,7 @@ func TestPrevOutcomeReadPlansIndexLookupsOnANewTable(t *testing.T) {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
-	rows, err := conn.QueryContext(ctx, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE prev_outcomes(ARRAY['t5', 't7', 'zz'], 'p')")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	plan := explainLines(t, ctx, conn, "EXECUTE prev_outcomes(ARRAY['t5', 't7', 'zz'], 'p')")
 	text := strings.Join(plan, "\n")
 	lookup, filter := false, false
 	for _, line := range plan {
