@@ -144,38 +144,6 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.queue.Submit(ctx, fn)
 }
 
-func (s *Store) attempt(ctx context.Context, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, opts)
-	if err != nil {
-		if errors.Is(err, sql.ErrConnDone) || s.closed.Load() {
-			return store.ErrClosed
-		}
-		return fmt.Errorf("begin postgres transaction: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = tx.Rollback()
-			err = fmt.Errorf("panic in transaction: %v", p)
-		}
-	}()
-	wrapped := sqlstore.NewTx(tx, sqlstore.Postgres, nil)
-	if err := fn(wrapped); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if opts != nil && opts.ReadOnly {
-		return tx.Rollback()
-	}
-	if err := wrapped.Flush(ctx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit postgres transaction: %w", err)
-	}
-	return nil
-}
-
 // retryable reports a serialization failure (40001) or deadlock (40P01).
 func retryable(err error) bool {
 	var pg *pgconn.PgError

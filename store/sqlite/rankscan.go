@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/store/sqlstore"
 )
 
 // The rank scanner: a read connection of the store's own, opened on
@@ -64,10 +64,8 @@ const (
 
 var rankQueries = [3]string{
 	`SELECT version FROM pattern_versions WHERE project = ?`,
-	`SELECT id, content, kind, tags, COALESCE(anti_pattern_id, '') <> '', success_count, failure_count, created_at
-		FROM patterns WHERE project = ? ORDER BY id`,
-	`SELECT pattern_id, helpful_sum, helpful_ref, harmful_sum, harmful_ref, manual_state
-		FROM maturity WHERE project = ? ORDER BY pattern_id`,
+	sqlstore.PatternRanksByIDQuery,
+	sqlstore.MaturityByIDQuery,
 }
 
 func newRankScanner(path string, opts Options) *rankScanner {
@@ -292,73 +290,45 @@ func (rs *rankScanner) scan(ctx context.Context, project string, version int64, 
 	if v != version {
 		return errRanksDeclined
 	}
-	var (
-		r                    store.PatternRank
-		mID                  []byte // the current maturity row's id, nil when none
-		mDone                bool
-		prevMID, prevPattern []byte
-	)
-	// nextM advances the maturity cursor to the first row not before id.
-	nextM := func(id []byte) error {
-		for !mDone && (mID == nil || bytes.Compare(mID, id) < 0) {
-			ok, err := rs.step(mst)
-			if err != nil {
-				return fmt.Errorf("list maturity by id: %w", err)
-			}
-			if !ok {
-				mDone, mID = true, nil
-				return nil
-			}
-			mID = rs.text(mst, 0)
-			if mID == nil {
-				mID = []byte{}
-			}
-			if prevMID != nil && bytes.Compare(prevMID, mID) >= 0 {
-				return fmt.Errorf("maturity rows out of id order at %q", mID)
-			}
-			prevMID = append(prevMID[:0], mID...)
-		}
-		return nil
-	}
-	for n := 0; ; n++ {
-		if n&4095 == 0 {
+	n := 0
+	return sqlstore.MergeRanksByID(func(r *store.PatternRank) (bool, error) {
+		if n++; n&4095 == 1 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return false, err
 			}
 		}
 		ok, err := rs.step(pst)
-		if err != nil {
-			return fmt.Errorf("list pattern ranks by id: %w", err)
+		if err != nil || !ok {
+			if err != nil {
+				err = fmt.Errorf("list pattern ranks by id: %w", err)
+			}
+			return false, err
 		}
-		if !ok {
-			return nil
-		}
-		id := rs.text(pst, 0)
-		if prevPattern != nil && bytes.Compare(prevPattern, id) >= 0 {
-			return fmt.Errorf("patterns out of id order at %q", id)
-		}
-		prevPattern = append(prevPattern[:0], id...)
-		if err := nextM(id); err != nil {
-			return err
-		}
-		r.ID, r.Content, r.Kind, r.Tags = id, rs.text(pst, 1), rs.text(pst, 2), rs.text(pst, 3)
+		r.ID, r.Content, r.Kind, r.Tags = rs.text(pst, 0), rs.text(pst, 1), rs.text(pst, 2), rs.text(pst, 3)
 		r.Inverted = rs.int64(pst, 4) != 0
 		r.SuccessCount, r.FailureCount = rs.int64(pst, 5), rs.int64(pst, 6)
 		r.Created = store.NoCreated
 		if !rs.null(pst, 7) {
 			r.Created = rs.int64(pst, 7)
 		}
-		if mID != nil && bytes.Equal(mID, id) {
-			r.Manual = rs.text(mst, 5)
-			r.Helpful = learning.DecayedSum{Value: rs.float64(mst, 1), Ref: rs.ref(mst, 2)}
-			r.Harmful = learning.DecayedSum{Value: rs.float64(mst, 3), Ref: rs.ref(mst, 4)}
-		} else {
-			r.Manual, r.Helpful, r.Harmful = nil, learning.DecayedSum{}, learning.DecayedSum{}
+		return true, nil
+	}, func(m *sqlstore.RankMaturity) (bool, error) {
+		ok, err := rs.step(mst)
+		if err != nil || !ok {
+			if err != nil {
+				err = fmt.Errorf("list maturity by id: %w", err)
+			}
+			return false, err
 		}
-		if err := fn(&r); err != nil {
-			return err
+		m.ID = rs.text(mst, 0)
+		if m.ID == nil {
+			m.ID = []byte{}
 		}
-	}
+		m.Manual = rs.text(mst, 5)
+		m.Helpful = learning.DecayedSum{Value: rs.float64(mst, 1), Ref: rs.ref(mst, 2)}
+		m.Harmful = learning.DecayedSum{Value: rs.float64(mst, 3), Ref: rs.ref(mst, 4)}
+		return true, nil
+	}, fn)
 }
 
 // cptr is p, an address in SQLite's memory (its own allocator's, never

@@ -54,7 +54,7 @@ func (t *Tx) begin(ctx context.Context) error {
 	t.trips++
 	q := t.conn.begin()
 	if t.d.GenericPlans {
-		q = "BEGIN; " + genericPlans // no arguments: one simple query
+		q += "; " + genericPlans // no arguments: one simple query
 	}
 	if _, err := t.conn.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("begin postgres transaction: %w", err)

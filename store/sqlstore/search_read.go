@@ -30,7 +30,7 @@ func (t *Tx) searchHead(ctx context.Context, project string, kind experience.Ite
 		}}
 	dfs = map[string]int64{}
 	head := []Pipelined{stats}
-	if t.pipe != nil {
+	if t.pipe != nil { // the terms (and the version) ride along
 		if _, ok := t.cachedVersion(project); !ok && t.conn.snapshot {
 			var v int64
 			head = append(head, Pipelined{SQL: versionQuery, Args: []any{project}, Row: func(s scanner) error { return s.Scan(&v) }})
@@ -41,22 +41,17 @@ func (t *Tx) searchHead(ctx context.Context, project string, kind experience.Ite
 			}()
 		}
 		head = append(head, t.termDocsReads(project, kind, terms, dfs)...)
-		if err := t.pipeline(ctx, "search statistics", head); err != nil {
-			return 0, 0, nil, err
-		}
-		if !found {
-			return 0, 0, map[string]int64{}, nil
-		}
-		return n, total, dfs, nil
 	}
 	if err := t.pipeline(ctx, "search statistics", head); err != nil {
 		return 0, 0, nil, err
 	}
 	if !found || n <= 0 {
-		return 0, 0, dfs, nil
+		return 0, 0, map[string]int64{}, nil
 	}
-	if err := t.pipeline(ctx, "search terms", t.termDocsReads(project, kind, terms, dfs)); err != nil {
-		return 0, 0, nil, err
+	if t.pipe == nil {
+		if err := t.pipeline(ctx, "search terms", t.termDocsReads(project, kind, terms, dfs)); err != nil {
+			return 0, 0, nil, err
+		}
 	}
 	return n, total, dfs, nil
 }
