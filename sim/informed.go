@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // The informed policies are REFERENCE learners, not product policies: they
@@ -170,9 +171,5 @@ func (p *informed) Observe(_ context.Context, t Task, choice []int, _ Result) er
 // more information than any agent (the informed policies); reports label
 // them so.
 func IsReference(name string) bool {
-	switch name {
-	case "informed", "informed-discounted", "informed-pooled", "informed-ucb", "informed-full", "informed-full-discounted":
-		return true
-	}
-	return false
+	return name == "informed" || strings.HasPrefix(name, "informed-")
 }
