@@ -30,15 +30,33 @@ func oldGroup(p recalleval.Pair) string {
 	return p.ID
 }
 
-// devMergePairs reads the dev pairs the merge classifier is fitted on:
-// experience/testdata/pairs (all dev; its "related" pairs are "same area,
-// different lesson", which testdata/eval/README.md calls unrelated, so
-// oldRelated says what to do with them: "keep", "drop" or "unrelated"),
-// and the dev splits of testdata/recall-eval and testdata/eval/dedup (the
-// scored pairs).
-func devMergePairs(t *testing.T, oldRelated string) []recalleval.PairFeatures {
+// devPairSource is one file of dev pairs of the merge classifier.
+type devPairSource struct {
+	name   string
+	pairs  []recalleval.Pair
+	scored bool
+	group  func(recalleval.Pair) string
+}
+
+// advPairSource reads the adversarial dev pairs of dup18 (2026-11-26),
+// written before any tuning of the pass: paraphrase and EN↔ZH duplicates,
+// related lessons and same-domain negatives around one lesson per topic.
+// They are not in devPairSources: a classifier refitted with them folded
+// three distinct lessons of testdata/eval/recall into others while
+// loading them (docs/experience.md); TestRecallEval writes them through
+// the writer (own/dev) and the exploration tests measure refits with them.
+func advPairSource(t *testing.T) devPairSource {
 	t.Helper()
-	embed := offlineEmbed()
+	ps, err := recalleval.ReadJSONL[recalleval.Pair]("../../testdata/recall-eval/dedup-adv-dev.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return devPairSource{"testdata/recall-eval/adv", ps, true, func(p recalleval.Pair) string { return p.Topic }}
+}
+
+// devPairSources reads the dev pair files (see devMergePairs).
+func devPairSources(t *testing.T, oldRelated string) []devPairSource {
+	t.Helper()
 	read := func(path string) []recalleval.Pair {
 		ps, err := recalleval.ReadJSONL[recalleval.Pair](path)
 		if err != nil {
@@ -64,13 +82,7 @@ func devMergePairs(t *testing.T, oldRelated string) []recalleval.PairFeatures {
 		}
 		old = append(old, p)
 	}
-	var all []recalleval.PairFeatures
-	for _, s := range []struct {
-		name   string
-		pairs  []recalleval.Pair
-		scored bool
-		group  func(recalleval.Pair) string
-	}{
+	return []devPairSource{
 		{"experience/testdata/pairs", old, false, oldGroup},
 		{"testdata/recall-eval", read("../../testdata/recall-eval/dedup-dev.jsonl"), true, func(p recalleval.Pair) string { return p.ID }},
 		{"testdata/eval/dedup", read("../../testdata/eval/dedup/pairs.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
@@ -82,7 +94,20 @@ func devMergePairs(t *testing.T, oldRelated string) []recalleval.PairFeatures {
 		// Cross-language contradictions and duplicates of opposite
 		// phrasing (q18, 2026-11-26), written for the contradiction veto.
 		{"testdata/recall-eval/xlang", read("../../testdata/recall-eval/dedup-xlang-dev.jsonl"), true, func(p recalleval.Pair) string { return p.Topic }},
-	} {
+	}
+}
+
+// devMergePairs reads the dev pairs the merge classifier is fitted on:
+// experience/testdata/pairs (all dev; its "related" pairs are "same area,
+// different lesson", which testdata/eval/README.md calls unrelated, so
+// oldRelated says what to do with them: "keep", "drop" or "unrelated"),
+// and the dev splits of testdata/recall-eval and testdata/eval/dedup (the
+// scored pairs); more adds other sources (advPairSource).
+func devMergePairs(t *testing.T, oldRelated string, more ...devPairSource) []recalleval.PairFeatures {
+	t.Helper()
+	embed := offlineEmbed()
+	var all []recalleval.PairFeatures
+	for _, s := range append(devPairSources(t, oldRelated), more...) {
 		fs, err := recalleval.PairsFeatures(s.pairs, s.name, s.scored, s.group, embed)
 		if err != nil {
 			t.Fatal(err)

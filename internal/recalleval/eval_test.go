@@ -27,6 +27,9 @@ type evalSet struct {
 	// records carry their split).
 	extra []string
 	pairs map[string]string
+	// extraPairs lists more dev pair files (their records carry their
+	// split), written through the writer with the dev split.
+	extraPairs []string
 }
 
 var sets = []evalSet{
@@ -35,7 +38,10 @@ var sets = []evalSet{
 		// English queries, described by symptom, for the Chinese lessons
 		// (q18, 2026-11-26; dev).
 		extra: []string{"../../testdata/recall-eval/xlang-queries-own-dev.jsonl"},
-		pairs: map[string]string{"dev": "../../testdata/recall-eval/dedup-dev.jsonl", "holdout": "../../testdata/recall-eval/dedup-holdout.jsonl"}},
+		pairs: map[string]string{"dev": "../../testdata/recall-eval/dedup-dev.jsonl", "holdout": "../../testdata/recall-eval/dedup-holdout.jsonl"},
+		// Adversarial dev pairs (dup18, 2026-11-26): paraphrase and EN↔ZH
+		// duplicates, related lessons and same-domain negatives.
+		extraPairs: []string{"../../testdata/recall-eval/dedup-adv-dev.jsonl"}},
 	{name: "independent", lessons: "../../testdata/eval/recall/lessons.jsonl",
 		queries: map[string]string{"dev": "../../testdata/eval/recall/queries.jsonl", "holdout": "../../testdata/eval/recall/queries.jsonl"},
 		// Written for this project by someone who had not seen the
@@ -78,7 +84,10 @@ func splitItems(t *testing.T, s evalSet, split string) int {
 			}
 		}
 	}
-	if f := s.pairs[split]; f != "" {
+	for _, f := range append([]string{s.pairs[split]}, s.extraPairs...) {
+		if f == "" {
+			continue
+		}
 		ps, err := recalleval.ReadJSONL[recalleval.Pair](f)
 		if err != nil {
 			t.Fatal(err)
@@ -138,6 +147,13 @@ func evaluate(t *testing.T, s evalSet, split string, tweaks ...func(*kaizen.Conf
 	allPairs, err := recalleval.ReadJSONL[recalleval.Pair](s.pairs[split])
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range s.extraPairs {
+		more, err := recalleval.ReadJSONL[recalleval.Pair](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allPairs = append(allPairs, more...)
 	}
 	var ps []recalleval.Pair
 	for _, p := range allPairs {

@@ -98,6 +98,9 @@ func (s *Service) classifyMerge(ctx context.Context, tx store.Tx, project string
 		if act != experience.EvidenceCreated && experience.Contradicts(experience.MergeLesson{Kind: h.Kind, Trigger: h.Trigger, Rule: h.Rule}, cand) {
 			continue // opposite rules are never one lesson, whatever the classifier says
 		}
+		if act != experience.EvidenceCreated && experience.OtherRule(experience.MergeLesson{Kind: h.Kind, Trigger: h.Trigger, Rule: h.Rule}, cand) {
+			continue // the same situation with another action is another lesson
+		}
 		switch {
 		case act == experience.EvidenceUpdated && (out.Action != experience.EvidenceUpdated || p[experience.MergeDuplicate] > bestP):
 			out, bestP = experience.MergeDecision{Action: act, TargetID: h.ID, Similarity: n.cos}, p[experience.MergeDuplicate]
