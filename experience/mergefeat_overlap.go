@@ -10,18 +10,19 @@ import (
 // terms found in the longer side, over lexicon concepts and content word
 // stems together. A reworded duplicate that adds or drops a clause keeps
 // most of the shorter side's terms, while Jaccard (concepts_*, words_whole)
-// falls with the length difference; same-domain lessons with another rule
-// share the nouns of the trigger but not the terms of the rule.
-
-// Of these, MergeFeatures uses overlap_rule, the one that helped in
-// cross-validation on the dev pairs (docs/experience.md); the others are
-// kept for internal/recalleval's exploration test, which measures them.
+// falls with the length difference.
+//
+// None of them is a feature of MergeFeatures: a classifier refitted with
+// them gained little under cross-validation on the dev pairs and merged
+// distinct lessons of the recall corpora (docs/experience.md, "Same
+// situation, another action"). internal/recalleval's exploration tests
+// measure them; OtherRule uses the same terms (partTerms, overlapCoef).
 
 // MergeOverlapFeatureNames names the features of MergeOverlapFeatures.
 var MergeOverlapFeatureNames = []string{
 	"overlap_whole",          // overlap coefficient of terms, trigger and rule together
 	"overlap_trigger",        // triggers only
-	"overlap_rule",           // rules only (a feature of MergeFeatures)
+	"overlap_rule",           // rules only
 	"overlap_rule_concepts",  // rules, lexicon concepts only
 	"overlap_trigger_x_rule", // overlap_trigger · overlap_rule
 }
@@ -92,18 +93,3 @@ func conceptsOnly(m map[string]bool) map[string]bool {
 	}
 	return out
 }
-
-// overlapShrunk is |a ∩ b| / (min(|a|, |b|) + overlapPrior): the overlap
-// coefficient shrunk towards 0 for short texts, where two or three shared
-// terms would otherwise make it 1 (two short Chinese rules sharing 格式,
-// "format", about different things).
-func overlapShrunk(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	n := float64(min(len(a), len(b)))
-	return overlapCoef(a, b) * n / (n + overlapPrior)
-}
-
-// overlapPrior is the shrinkage of overlapShrunk.
-const overlapPrior = 2
