@@ -24,10 +24,16 @@ const (
 	// takes almost none of the blame the bad one earns, and the bad one
 	// takes almost all of it.
 	CreditAnd = "and"
+	// CreditResidual is the additive ("leave partners out") model: a
+	// task's success rate is the mean of its K patterns' rates, so
+	// K·outcome − Σ_{j≠i} p_j estimates pattern i's own rate without its
+	// partners' share; clipped to [0, 1], it is i's success weight (one
+	// use each).
+	CreditResidual = "residual"
 )
 
 // Credits lists the valid context.credit values.
-var Credits = []string{CreditBlame, CreditEqual, CreditAnd}
+var Credits = []string{CreditBlame, CreditEqual, CreditAnd, CreditResidual}
 
 // creditFromRates computes sc.credit (and, for "and", sc.creditS) from
 // the evidence ev of the previous step: each pattern's rate for this task
@@ -49,7 +55,7 @@ func (sc *evidenceScratch) creditFromRates(rule string, events []ContextEvent, p
 		if len(ps) < 2 {
 			for range ps {
 				credit = append(credit, 1)
-				if rule == CreditAnd {
+				if rule == CreditAnd || rule == CreditResidual {
 					creditS = append(creditS, b2f(success))
 				}
 			}
@@ -73,6 +79,16 @@ func (sc *evidenceScratch) creditFromRates(rule string, events []ContextEvent, p
 					others := all / rate[i]
 					creditS = append(creditS, rate[i]*(1-others)/(1-all))
 				}
+			}
+		case CreditResidual:
+			sum := 0.0
+			for _, j := range ps {
+				sum += rate[j]
+			}
+			y := float64(len(ps)) * b2f(success)
+			for _, i := range ps {
+				credit = append(credit, 1)
+				creditS = append(creditS, min(max(y-(sum-rate[i]), 0), 1))
 			}
 		default: // CreditBlame
 			sum := 0.0

@@ -107,7 +107,7 @@ const fixedPriorStrength = 2
 
 // DefaultContextConfig is the default of task-conditioned ranking.
 func DefaultContextConfig() ContextConfig {
-	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 0, UseHalfLife: 20, ChangeThreshold: 0, ChangeDiscount: 0.1, Credit: "blame", CreditIterations: 1,
+	return ContextConfig{Neighbors: 500, MinSimilarity: 0.01, PriorStrength: 0, UseHalfLife: 20, ChangeThreshold: 0, ChangeDiscount: 0.1, Credit: "blame", CreditIterations: 6,
 		History: 5000, Sharpness: 2, Explore: 0.9, Avoid: 0.35, InferKind: true, KindWeight: 1, CrossKind: 0.25}
 }
 
@@ -129,7 +129,7 @@ func (c ContextConfig) validate() error {
 	case !(c.ChangeDiscount >= 0 && c.ChangeDiscount <= 1):
 		return &ConfigError{"context.change_discount", c.ChangeDiscount, "must be in [0, 1]"}
 	case !slices.Contains(Credits, c.Credit):
-		return &ConfigError{"context.credit", c.Credit, `must be "blame", "equal" or "and"`}
+		return &ConfigError{"context.credit", c.Credit, `must be "blame", "equal", "and" or "residual"`}
 	case c.CreditIterations < 0 || c.CreditIterations > 20:
 		return &ConfigError{"context.credit_iterations", c.CreditIterations, "must be in [0, 20] (0 is 1)"}
 	case c.History < 1:
