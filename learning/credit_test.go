@@ -1,6 +1,7 @@
 package learning_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -33,28 +34,92 @@ func pairedWorld(n int) (*learning.ContextIndex, time.Time) {
 }
 
 // The good strategy always paired with a bad one is ranked first, above
-// the mediocre pair, after 200 outcomes under the default credit
-// assignment; equal credit ranks it under them (its pair's rate is 0.5).
-func TestDefaultCreditRanksTheGoodPartnerOfABadStrategyFirst(t *testing.T) {
+// the mediocre pair, after 200 outcomes when the credit is re-estimated
+// (context.credit_iterations = 6); a single step of blame (the default, and
+// main's only behaviour) leaves it under the pair (its rate 0.71, the
+// pair's 0.74), and equal credit too (its pair's rate is 0.5).
+func TestIteratedCreditRanksTheGoodPartnerOfABadStrategyFirst(t *testing.T) {
 	t.Parallel()
 	x, now := pairedWorld(200)
-	rank := func(c learning.Config) ([]string, map[string]float64) {
-		c.Ranking = learning.RankingBayes
+	rank := func(credit string, steps int) ([]string, map[string]float64) {
+		c := learning.DefaultConfig()
+		c.Ranking, c.Context.Credit, c.Context.CreditIterations = learning.RankingBayes, credit, steps
+		if err := c.Validate(); err != nil {
+			t.Fatal(err)
+		}
 		var ids []string
 		rates := map[string]float64{}
-		for _, it := range c.Recommend(learning.GuidanceRequest{}, choices, x, now, 1).Recommended {
+		rec := c.Recommend(learning.GuidanceRequest{}, choices, x, now, 1)
+		for _, it := range rec.Recommended {
 			ids = append(ids, it.ID)
+			rates[it.ID] = it.Rate
+		}
+		for _, it := range rec.Avoid { // b, likely to fail
 			rates[it.ID] = it.Rate
 		}
 		return ids, rates
 	}
-	def := learning.DefaultConfig()
-	if ids, rates := rank(def); len(ids) == 0 || ids[0] != "a" {
-		t.Errorf("default credit (%s, %d steps): ranking %v (rates %v), want a first", def.Context.Credit, def.Context.CreditIterations, ids, rates)
+	ids6, rates6 := rank(learning.CreditBlame, 6)
+	if len(ids6) == 0 || ids6[0] != "a" {
+		t.Errorf("blame, 6 steps: ranking %v (rates %v), want a first", ids6, rates6)
 	}
-	eq := learning.DefaultConfig()
-	eq.Context.Credit = learning.CreditEqual
-	if ids, rates := rank(eq); len(ids) > 0 && ids[0] == "a" {
+	ids1, rates1 := rank(learning.CreditBlame, 1)
+	t.Logf("6 steps: %v %v; 1 step: %v %v", ids6, rates6, ids1, rates1)
+	if !(rates6["a"] > rates1["a"] && rates6["b"] < rates1["b"]) {
+		t.Errorf("6 steps: a %.3f, b %.3f; 1 step: a %.3f, b %.3f: more steps must move a up and b down (toward 0.9 and 0.1)",
+			rates6["a"], rates6["b"], rates1["a"], rates1["b"])
+	}
+	if len(ids1) > 0 && ids1[0] == "a" {
+		t.Errorf("blame, 1 step ranks a first (%v, rates %v): the world no longer separates one step from six", ids1, rates1)
+	}
+	if ids, rates := rank(learning.CreditEqual, 6); len(ids) > 0 && ids[0] == "a" {
 		t.Errorf("equal credit ranks a first (%v, rates %v): the test does not separate credit rules", ids, rates)
+	}
+}
+
+// Bad credit settings are typed configuration errors.
+func TestCreditConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, mut := range []func(*learning.Config){
+		func(c *learning.Config) { c.Context.Credit = "shared" },
+		func(c *learning.Config) { c.Context.CreditIterations = -1 },
+		func(c *learning.Config) { c.Context.CreditIterations = 21 },
+	} {
+		c := learning.DefaultConfig()
+		mut(&c)
+		var ce *learning.ConfigError
+		if err := c.Validate(); !errors.As(err, &ce) {
+			t.Errorf("%+v: Validate() = %v, want a *ConfigError", c.Context, err)
+		}
+	}
+	for _, credit := range learning.Credits {
+		c := learning.DefaultConfig()
+		c.Context.Credit = credit
+		if err := c.Validate(); err != nil {
+			t.Errorf("credit %q: %v", credit, err)
+		}
+	}
+}
+
+// Every credit rule gives rates in [0, 1] and ranks the four strategies,
+// with several steps too.
+func TestCreditRulesGiveRates(t *testing.T) {
+	t.Parallel()
+	x, now := pairedWorld(120)
+	for _, credit := range learning.Credits {
+		for _, steps := range []int{0, 1, 4} {
+			c := learning.DefaultConfig()
+			c.Ranking, c.Context.Credit, c.Context.CreditIterations = learning.RankingBayes, credit, steps
+			rec := c.Recommend(learning.GuidanceRequest{}, choices, x, now, 1)
+			all := append(rec.Recommended, rec.Avoid...)
+			if len(all) != len(choices) {
+				t.Errorf("%s/%d: %d recommended or avoided, want %d", credit, steps, len(all), len(choices))
+			}
+			for _, it := range all {
+				if !(it.Rate >= 0 && it.Rate <= 1) {
+					t.Errorf("%s/%d: %s rate %v", credit, steps, it.ID, it.Rate)
+				}
+			}
+		}
 	}
 }
