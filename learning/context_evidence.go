@@ -18,7 +18,7 @@ type evidenceScratch struct {
 	ev                       []evidence
 	decay, seen, rate, local []float64
 	localOrder               []int
-	credit                   []float64
+	credit, creditS          []float64
 	creditStart              []int
 	change                   changeScratch
 }
@@ -138,8 +138,14 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	seen := growTo(sc.seen, ncands) // recency weight of the next older use
 	sc.seen = seen
 	// credit[u] is the share of the u-th use (in the order of pats,
-	// flattened) of its outcome; nil: equal credit.
+	// flattened) of its outcome; nil: equal credit. With sc.creditS (the
+	// "and" credit) the use's success weight is creditS[u] instead of its
+	// outcome (credit.go).
 	estimate := func(credit []float64) {
+		var creditS []float64
+		if credit != nil && len(sc.creditS) == len(credit) {
+			creditS = sc.creditS
+		}
 		clear(ev)
 		for i := range seen {
 			seen[i] = 1
@@ -159,7 +165,9 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 				}
 				seen[i] *= gamma
 				ev[i].n += w
-				if ok {
+				if creditS != nil {
+					ev[i].s += w * creditS[u+j]
+				} else if ok {
 					ev[i].s += w
 				}
 			}
@@ -170,9 +178,13 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 		for j := len(localOrder) - 1; j >= 0; j-- {
 			k := localOrder[j]
 			lw, d, ok := local[k], decay[k], events[k].Success
-			var cr []float64
+			var cr, crS []float64
 			if credit != nil {
-				cr = credit[sc.creditAt(pats, k):]
+				at := sc.creditAt(pats, k)
+				cr = credit[at:]
+				if creditS != nil {
+					crS = creditS[at:]
+				}
 			}
 			for jj, i := range pats[k] {
 				w := lw * seen[i] * d
@@ -184,58 +196,20 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 				}
 				seen[i] *= gamma
 				ev[i].ln += w
-				if ok {
+				if crS != nil {
+					ev[i].ls += w * crS[jj]
+				} else if ok {
 					ev[i].ls += w
 				}
 			}
 		}
 	}
 	estimate(nil)
-	if cc.Credit == "blame" {
-		rate := growTo(sc.rate, ncands)
-		sc.rate = rate
-		for i := range rate {
-			rate[i] = (ev[i].s + 1) / (ev[i].n + 2)
-			if ev[i].ln > 0 {
-				m := rate[i]
-				rate[i] = (kappa*m + ev[i].ls) / (kappa + ev[i].ln)
-			}
+	if cc.Credit != CreditEqual {
+		for range max(cc.CreditIterations, 1) {
+			sc.creditFromRates(cc.Credit, events, pats, ev, kappa)
+			estimate(sc.credit)
 		}
-		// The outcome came from one of its patterns; each is responsible
-		// by its likelihood of that result. Scaled so an outcome carries as
-		// much evidence in all as with equal credit.
-		credit := sc.credit[:0]
-		for k, ps := range pats {
-			if len(ps) < 2 {
-				for range ps {
-					credit = append(credit, 1)
-				}
-				continue
-			}
-			success := events[k].Success
-			sum := 0.0
-			for _, j := range ps {
-				if success {
-					sum += rate[j]
-				} else {
-					sum += 1 - rate[j]
-				}
-			}
-			for _, i := range ps {
-				if sum <= 0 {
-					credit = append(credit, 1)
-					continue
-				}
-				lik := 1 - rate[i]
-				if success {
-					lik = rate[i]
-				}
-				credit = append(credit, float64(len(ps))*lik/sum)
-			}
-		}
-		sc.credit = credit
-		sc.creditStart = sc.creditStart[:0]
-		estimate(credit)
 	}
 	return ev, kappa
 }
