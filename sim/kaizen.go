@@ -319,7 +319,11 @@ func newKaizen(ctx context.Context, env Env, opts KaizenOptions) (*kaizenPolicy,
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := &kaizenPolicy{e: e, dir: dir, w: env.World, rng: env.Rand, reader: opts.Reader, tagTasks: opts.Tags,
+	// Every kaizen variant fills from the same stream, the plain kaizen
+	// policy's (the seed and the name "kaizen"), not from its own name's:
+	// two variants that choose alike then fill alike, so a comparison of
+	// settings is not moved by the fill's draws (common random numbers).
+	p := &kaizenPolicy{e: e, dir: dir, w: env.World, rng: policyRand(env.Seed, "kaizen"), reader: opts.Reader, tagTasks: opts.Tags,
 		byID: map[string]int{}, byKey: map[string]int{}, limit: max(10, len(env.World.Strategies)),
 		timings: map[string]time.Duration{"open_close": time.Since(t0)}}
 	if p.reader == nil {
