@@ -51,6 +51,10 @@ type Options struct {
 	// "memory" store): commits are not synced to disk, and Close deletes
 	// the file. Never use it for data that must survive a crash.
 	Ephemeral bool
+	// AggregatesBehind writes a recorded outcome's aggregates behind its
+	// acknowledged commit, coalesced and journaled ([store] aggregates =
+	// "behind"; behind.go).
+	AggregatesBehind bool
 }
 
 // Store is the SQLite backend.
@@ -92,6 +96,16 @@ type Store struct {
 	onCheckpoint    func(checkpointResult) // tests
 
 	ranks *rankScanner // a connection of its own for full pattern loads (rankscan.go)
+
+	// Aggregates behind (behind.go): journaled is whether the journal may
+	// hold outcomes (writer goroutine only); pendingAgg whether a read
+	// must wait for them; replay re-applies them.
+	journaled  bool
+	pendingAgg atomic.Bool
+	replayMu   sync.Mutex
+	replay     store.AggregateReplay
+	behind     atomic.Int64 // groups committed behind
+	replayed   atomic.Int64 // journal entries replayed
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -161,6 +175,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.BusyTimeoutMs <= 0 {
 		opts.BusyTimeoutMs = 10_000
 	}
+	if os.Getenv("KAIZEN_TEST_AGGREGATES") == "behind" {
+		opts.AggregatesBehind = true // run a test suite on the behind path (behind.go)
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -210,6 +227,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		quit:   make(chan struct{}), done: make(chan struct{}),
 		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
 	s.queue = sqlstore.NewGroupQueue(s.quit)
+	if err := s.journalPending(ctx); err != nil {
+		s.ranks.close()
+		ckpt.Close()
+		reader.Close()
+		wconn.Close()
+		writer.Close()
+		return nil, err
+	}
 	go s.writeLoop()
 	go s.checkpointLoop()
 	return s, nil
@@ -320,11 +345,21 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		return results, batch, false
 	}
 	dialect := groupDialect
+	if s.opts.AggregatesBehind {
+		dialect = behindDialect
+	}
 	if isolate {
 		dialect = isolatedDialect
 	}
 	wrapped := sqlstore.NewTx(tx, dialect, s.wstmts)
-	version, carry := s.adoptCarried(ctx, tx, wrapped)
+	version, carry, staged := s.adoptCarried(ctx, tx, wrapped)
+	if s.journaled && !staged {
+		if err := s.replayJournal(ctx, wrapped); err != nil {
+			_ = tx.Rollback()
+			fail(err)
+			return results, batch, false
+		}
+	}
 	started := time.Now()
 	if !isolate && len(batch) > 1 {
 		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {
@@ -375,7 +410,8 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		_ = tx.Rollback()
 		return results, batch, false
 	}
-	if err := wrapped.Flush(ctx); err != nil { // staged aggregate and deferred rows
+	behind, err := s.flush(ctx, wrapped, ok, isolate)
+	if err != nil { // staged aggregate and deferred rows
 		_ = tx.Rollback()
 		if !isolate && len(batch) > 1 {
 			// the deferred rows of one request may be at fault: the rerun
@@ -387,8 +423,8 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	}
 	if err := tx.Commit(); err != nil {
 		fail(fmt.Errorf("commit sqlite transaction: %w", err))
-	} else if carry {
-		s.carry(wrapped, version)
+	} else {
+		s.committed(wrapped, version, carry, behind)
 	}
 	return results, batch, false
 }
@@ -444,6 +480,9 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 		return store.ErrClosed
 	default:
 	}
+	if err := s.aggregateBarrier(ctx); err != nil { // behind.go: read-your-writes
+		return err
+	}
 	tx, err := s.reader.BeginTx(ctx, nil) // the reader connections are query_only
 	if err != nil {
 		if errors.Is(err, sql.ErrConnDone) {
@@ -493,7 +532,7 @@ func OpenEphemeral(ctx context.Context) (*Store, error) {
 
 func init() {
 	store.Register("sqlite", func(ctx context.Context, path string) (store.Store, error) {
-		return Open(ctx, path, Options{})
+		return Open(ctx, path, Options{AggregatesBehind: store.OpenOptionsOf(ctx).Aggregates == "behind"})
 	})
 	store.Register("memory", func(ctx context.Context, _ string) (store.Store, error) {
 		return OpenEphemeral(ctx)
