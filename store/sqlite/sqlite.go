@@ -121,12 +121,16 @@ type WriterStats struct {
 	// Carried counts groups that started from the previous group's
 	// aggregate cache (see carry.go).
 	Carried int64 `json:"carried"`
+	// Behind counts groups committed with their outcomes' aggregates
+	// left staged, Replayed the journal entries replayed (behind.go).
+	Behind   int64 `json:"behind,omitempty"`
+	Replayed int64 `json:"replayed,omitempty"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
 	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(),
-		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load()}
+		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load(), Behind: s.behind.Load(), Replayed: s.replayed.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
