@@ -143,7 +143,7 @@ func behindScript(t *testing.T, seed uint64, c *testkit.Clock, e *kaizen.Engine,
 func errKind(err error) string {
 	var ke *kaizen.Error
 	if errors.As(err, &ke) {
-		return string(ke.Kind) + "/" + ke.Field
+		return string(ke.Kind) + "/" + ke.Field + "/" + ulidRE.ReplaceAllString(ke.Message, "ID")
 	}
 	if err != nil {
 		return err.Error()

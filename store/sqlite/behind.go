@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -119,5 +120,15 @@ func (s *Store) committed(tx *sqlstore.Tx, version int64, carry, behind bool) {
 	s.pendingAgg.Store(false)
 	if carry {
 		s.carry(tx, version)
+	}
+}
+
+// rollback rolls a group back; a group that started from the staged
+// cache leaves it, reverted, for the next group (the database holds what
+// it held when the cache was carried).
+func (s *Store) rollback(tx *sql.Tx, wrapped *sqlstore.Tx) {
+	_ = tx.Rollback()
+	if c := wrapped.Restore(); c != nil {
+		s.carried = c // s.dataVersion is still the version it was adopted at
 	}
 }

@@ -359,7 +359,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	version, carry, staged := s.adoptCarried(ctx, tx, wrapped)
 	if s.journaled && !staged {
 		if err := s.replayJournal(ctx, wrapped); err != nil {
-			_ = tx.Rollback()
+			s.rollback(tx, wrapped) // behind.go
 			fail(err)
 			return results, batch, false
 		}
@@ -367,7 +367,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	started := time.Now()
 	if !isolate && len(batch) > 1 {
 		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {
-			_ = tx.Rollback()
+			s.rollback(tx, wrapped) // behind.go
 			return nil, batch, true // run again isolated, without prefetch
 		}
 	}
@@ -383,7 +383,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			// request's result is final; otherwise the batch runs again
 			// isolated.
 			if err = run(r.Fn, wrapped); err != nil {
-				_ = tx.Rollback()
+				s.rollback(tx, wrapped) // behind.go
 				if len(batch) == 1 {
 					return append(results, err), batch, false
 				}
@@ -391,7 +391,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			}
 		default:
 			if err = s.isolated(ctx, tx, wrapped, r); errors.Is(err, errBrokenTx) {
-				_ = tx.Rollback()
+				s.rollback(tx, wrapped) // behind.go
 				fail(err)
 				return results, batch, false
 			}
@@ -404,19 +404,19 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			batch = s.queue.Drain(batch, s.opts.MaxBatch) // late arrivals join this transaction
 			if late := hints(batch[i+1:]); !isolate && len(late) > 1 {
 				if err := wrapped.Prefetch(ctx, late); err != nil {
-					_ = tx.Rollback()
+					s.rollback(tx, wrapped) // behind.go
 					return nil, batch, true
 				}
 			}
 		}
 	}
 	if ok == 0 {
-		_ = tx.Rollback()
+		s.rollback(tx, wrapped) // behind.go
 		return results, batch, false
 	}
 	behind, err := s.flush(ctx, wrapped, ok, isolate)
 	if err != nil { // staged aggregate and deferred rows
-		_ = tx.Rollback()
+		s.rollback(tx, wrapped) // behind.go
 		if !isolate && len(batch) > 1 {
 			// the deferred rows of one request may be at fault: the rerun
 			// with savepoints writes them within their request

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -32,6 +33,43 @@ type behindState struct {
 	entries []store.AggregateEntry
 	written bool // an aggregate row reached SQL before Flush
 	full    bool // ForceFull: this transaction ends with the full flush
+
+	// The staged cache the transaction started from (AdoptAll), for
+	// Restore: whether there is one and its pattern-version marks.
+	staged  bool
+	touched map[string]map[string]bool
+	resets  map[string]bool
+}
+
+func (b *behindState) adopted(c *CarriedCache) {
+	b.staged = true
+	b.touched, b.resets = nil, nil
+	if c.touched == nil {
+		return // touch makes both maps
+	}
+	b.touched, b.resets = map[string]map[string]bool{}, map[string]bool{}
+	for p, ids := range c.touched {
+		b.touched[p] = maps.Clone(ids)
+	}
+	maps.Copy(b.resets, c.resets)
+}
+
+// Restore returns, after the transaction rolled back, the staged cache it
+// started from (nil if it did not start from one): the undo log reverts
+// every row the transaction's requests, reads and flushes changed, so the
+// writer keeps its staged aggregates instead of replaying the journal.
+func (t *Tx) Restore() *CarriedCache {
+	b := &t.behind
+	if !b.staged || t.agg == nil {
+		return nil
+	}
+	t.Undo(0)
+	rows := make(map[rowKey]*cached, len(t.agg.rows))
+	for k, e := range t.agg.rows {
+		cp := *e
+		rows[k] = &cp
+	}
+	return &CarriedCache{rows: rows, content: map[string][]string{}, touched: b.touched, resets: b.resets, staged: true}
 }
 
 var _ store.AggregateDeferrer = (*Tx)(nil)

@@ -86,5 +86,6 @@ func (t *Tx) Adopt(c *CarriedCache) {
 	}
 	if c.staged {
 		t.touched, t.resets = c.touched, c.resets
+		t.behind.adopted(c) // behind.go: Restore
 	}
 }
