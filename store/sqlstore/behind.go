@@ -91,19 +91,14 @@ func (t *Tx) noteAggregateWrite() { t.behind.written = true }
 // journal ran in it).
 func (t *Tx) ForceFull() { t.behind.full = true }
 
-// PendingAggregates is the number of rows staged in the cache (dirty or
-// appended): the size a behind group would leave for the next one.
+// PendingAggregates bounds the rows staged in the cache: the size a
+// behind group would leave for the next one (every cached row, clean ones
+// included; counted in O(1)).
 func (t *Tx) PendingAggregates() int {
 	if t.agg == nil {
 		return 0
 	}
-	n := 0
-	for k, e := range t.agg.rows {
-		if e.dirty || k.table == "maturity_feedback" || k.table == "criterion_delta" {
-			n++
-		}
-	}
-	return n
+	return len(t.agg.rows)
 }
 
 // FlushBehind ends a group of the behind mode: when every one of its
@@ -161,16 +156,13 @@ func (t *Tx) Journal(ctx context.Context) ([]store.AggregateEntry, error) {
 
 // CarryAll returns the whole aggregate cache — staged rows, appended rows,
 // criterion rows and deltas, content lookups — with the pattern-version
-// marks, for the next group of a behind writer after a behind flush.
+// marks, for the next group of a behind writer after a behind flush. The
+// maps are handed over, not copied (the transaction is over): the next
+// transaction's undo log is what Restore reverts them with.
 func (t *Tx) CarryAll() *CarriedCache {
 	c := t.agg
 	if c == nil {
 		return nil
 	}
-	rows := make(map[rowKey]*cached, len(c.rows))
-	for k, e := range c.rows {
-		cp := *e
-		rows[k] = &cp
-	}
-	return &CarriedCache{rows: rows, content: c.content, touched: t.touched, resets: t.resets, staged: true}
+	return &CarriedCache{rows: c.rows, content: c.content, touched: t.touched, resets: t.resets, staged: true}
 }
