@@ -52,6 +52,8 @@ type Config struct {
 	// Retention bounds stored recalls and the write-ahead log
 	// (config_retention.go).
 	Retention RetentionConfig `toml:"retention"`
+	// StoreOptions tune the storage backend ([store], config_store.go).
+	StoreOptions StoreConfig `toml:"store"`
 	// Hooks configures the client hooks (kaizen hook) and the closing of
 	// the sessions they track.
 	Hooks HooksConfig `toml:"hooks"`
@@ -166,6 +168,9 @@ func (c Config) Validate() error {
 		return &Error{Op: "validate config", Kind: KindInvalid, Field: "hooks", Message: "idle_timeout and timeout must not be negative"}
 	}
 	if err := c.Retention.Validate(); err != nil {
+		return err
+	}
+	if err := c.StoreOptions.Validate(); err != nil {
 		return err
 	}
 	if err := c.Learning.Validate(); err != nil {

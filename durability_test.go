@@ -14,6 +14,7 @@ import (
 	"github.com/kaizenhq/kaizen"
 	"github.com/kaizenhq/kaizen/internal/pgtest"
 	"github.com/kaizenhq/kaizen/learning"
+	"github.com/kaizenhq/kaizen/store/sqlite"
 )
 
 // 50 goroutines observing the same pattern through one SQLite engine lose
@@ -168,6 +169,7 @@ func TestKillChild(t *testing.T) {
 	// which starts its counts over; the invariant below counts every
 	// outcome, so recovery is off here (it has its own tests).
 	cfg.Learning.AntiPatternRecovery = false
+	cfg.StoreOptions.Aggregates = os.Getenv("KAIZEN_KILL_CHILD_AGGREGATES") // behind_test.go
 	e, err := kaizen.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +182,14 @@ func TestKillChild(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; ; i++ {
-				res, err := e.RecordOutcome(ctx, outcome(sprintf("bd-%d-%d", w, i), i%3 != 0, "Split by feature"))
+				success := i%3 != 0
+				if cfg.StoreOptions.Aggregates == "behind" {
+					// successes first: the pattern is never inverted (an
+					// inversion would stop the child before the kill, and
+					// its group writes the aggregates inline)
+					success = i%3 != 2
+				}
+				res, err := e.RecordOutcome(ctx, outcome(sprintf("bd-%s%d-%d", os.Getenv("KAIZEN_KILL_CHILD_ROUND"), w, i), success, "Split by feature"))
 				if err != nil {
 					t.Error(err)
 					return
@@ -203,11 +212,31 @@ func TestKillDuringRecording(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	t.Parallel()
+	killDuringRecording(t, "inline")
+}
+
+// The same with the aggregates applied behind the outcomes' commits
+// ([store] aggregates = "behind"): the reopen replays the journal of the
+// last run, and the counts add up as on the inline path.
+func TestKillDuringRecordingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	t.Parallel()
+	killDuringRecording(t, "behind")
+}
+
+func killDuringRecording(t *testing.T, aggregates string) {
 	db := filepath.Join(t.TempDir(), "kill.db")
 	acked := map[string]bool{}
 	for round := range 8 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-test.v=false")
-		cmd.Env = append(os.Environ(), "KAIZEN_KILL_CHILD_DB="+db)
+		cmd.Env = append(os.Environ(), "KAIZEN_KILL_CHILD_DB="+db, "KAIZEN_KILL_CHILD_AGGREGATES="+aggregates)
+		if aggregates == "behind" {
+			// new tasks every round: each round's outcomes are journaled
+			// (a task recorded again is unchanged, which writes inline)
+			cmd.Env = append(cmd.Env, sprintf("KAIZEN_KILL_CHILD_ROUND=r%d-", round))
+		}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -233,6 +262,9 @@ func TestKillDuringRecording(t *testing.T) {
 				if !ok {
 					break read
 				}
+				if len(l) < 4 || l[:4] != "ack " {
+					t.Logf("child: %s", l)
+				}
 				if len(l) > 4 && l[:4] == "ack " {
 					acked[l[4:]] = true
 					if deadline == nil {
@@ -257,6 +289,7 @@ func TestKillDuringRecording(t *testing.T) {
 	}
 	cfg := kaizen.DefaultConfig()
 	cfg.DB, cfg.Project, cfg.Home = db, "kill", t.TempDir()
+	cfg.StoreOptions.Aggregates = aggregates
 	e, err := kaizen.Open(ctx, cfg)
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
@@ -281,6 +314,9 @@ func TestKillDuringRecording(t *testing.T) {
 	if d.MaturityRecord.HelpfulCount+d.MaturityRecord.HarmfulCount+d.MaturityRecord.NeutralCount != total.Total {
 		t.Errorf("maturity feedback %d/%d/%d does not add up to %d outcomes", d.MaturityRecord.HelpfulCount,
 			d.MaturityRecord.HarmfulCount, d.MaturityRecord.NeutralCount, total.Total)
+	}
+	if st, ok := e.Store().(*sqlite.Store); ok {
+		t.Logf("%s: %d journal entries replayed at the reopen", aggregates, st.Stats().Replayed)
 	}
 	wspage, _ := e.ListCriteria(ctx, "")
 	ws := wspage.Items

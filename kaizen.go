@@ -103,6 +103,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		},
 		OutcomeRecorded: func(string, string) { runner.Wake() },
 	})
+	if r, ok := st.(interface{ SetAggregateReplay(store.AggregateReplay) }); ok {
+		r.SetAggregateReplay(e.learning.ReplayAggregates) // config_store.go
+	}
 	e.learning.UsePatternSnapshots(cfg.Home, cfg.DB, cfg.Store != nil, env.Logger)
 	e.explore = exploresvc.New(env)
 	e.team = teamsvc.New(env)
@@ -147,7 +150,7 @@ func models(cfg Config) (model.Embedder, model.Chat, error) {
 // OpenStore opens the backend selected by cfg.DB through the registered
 // store drivers (see store.Open).
 func OpenStore(ctx context.Context, cfg Config) (store.Store, error) {
-	st, err := store.Open(ctx, cfg.DB, cfg.Home)
+	st, err := store.Open(store.WithOpenOptions(ctx, cfg.StoreOptions.open()), cfg.DB, cfg.Home)
 	if errors.Is(err, store.ErrMisconfigured) || errors.Is(err, store.ErrNoDriver) {
 		return nil, &Error{Op: "open store", Kind: KindInvalid, Message: err.Error(), Err: err,
 			Hint: "correct --db / KAIZEN_DB (see docs/storage.md)"}

@@ -217,6 +217,10 @@ type RecordResult struct {
 	// RoundTripsPerOutcome is the PostgreSQL writer's round trips per
 	// request (its WriterStats), when the backend counts them.
 	RoundTripsPerOutcome float64 `json:"round_trips_per_outcome,omitempty"`
+	// GroupsBehind and Groups: SQLite's committed groups that left their
+	// outcomes' aggregates staged ([store] aggregates = "behind"), of all.
+	GroupsBehind int64 `json:"groups_behind,omitempty"`
+	Groups       int64 `json:"groups,omitempty"`
 	// Durability says when an outcome is acknowledged; the caller sets it
 	// from the backend (see `kaizen bench`).
 	Durability string `json:"durability,omitempty"`

@@ -25,17 +25,21 @@ const maxCarriedRows = 4096
 // transaction and starts the group's cache from the carried one when the
 // database did not change since it was carried. ok is false when the
 // version could not be read (the group then carries nothing).
-func (s *Store) adoptCarried(ctx context.Context, tx *sql.Tx, wrapped *sqlstore.Tx) (version int64, ok bool) {
+//
+// staged reports that the adopted cache holds the aggregates staged behind
+// the journal (behind.go): without it a journal must be replayed.
+func (s *Store) adoptCarried(ctx context.Context, tx *sql.Tx, wrapped *sqlstore.Tx) (version int64, ok, staged bool) {
 	c := s.carried
 	s.carried = nil // taken: a group that fails must not leave it behind
 	if err := tx.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version); err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	if c != nil && version == s.dataVersion {
 		wrapped.Adopt(c)
 		s.adopted.Add(1)
+		staged = c.Staged()
 	}
-	return version, true
+	return version, true, staged
 }
 
 // carry keeps a committed group's cache for the next group.

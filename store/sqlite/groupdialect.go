@@ -30,11 +30,16 @@ func hints(batch []*request) []store.WriteHint {
 // groupDialect also prefetches the group's per-task reads (the requests'
 // store.WriteHint) in three statements instead of three per outcome
 // (sqlstore.Dialect.PrefetchTasks).
-var groupDialect, isolatedDialect = func() (sqlstore.Dialect, sqlstore.Dialect) {
+//
+// behindDialect is groupDialect with the aggregates of outcomes applied
+// behind their commit (Options.AggregatesBehind, behind.go).
+var groupDialect, isolatedDialect, behindDialect = func() (sqlstore.Dialect, sqlstore.Dialect, sqlstore.Dialect) {
 	i := sqlstore.SQLite
 	i.Uninterrupted = true
 	d := i
 	d.DeferOutcomes = true
 	d.PrefetchTasks = true // prefetch.go, runBatch
-	return d, i
+	b := d
+	b.AggregatesBehind = true
+	return d, i, b
 }()

@@ -51,6 +51,10 @@ type Options struct {
 	// "memory" store): commits are not synced to disk, and Close deletes
 	// the file. Never use it for data that must survive a crash.
 	Ephemeral bool
+	// AggregatesBehind writes a recorded outcome's aggregates behind its
+	// acknowledged commit, coalesced and journaled ([store] aggregates =
+	// "behind"; behind.go).
+	AggregatesBehind bool
 }
 
 // Store is the SQLite backend.
@@ -92,6 +96,16 @@ type Store struct {
 	onCheckpoint    func(checkpointResult) // tests
 
 	ranks *rankScanner // a connection of its own for full pattern loads (rankscan.go)
+
+	// Aggregates behind (behind.go): journaled is whether the journal may
+	// hold outcomes (writer goroutine only); pendingAgg whether a read
+	// must wait for them; replay re-applies them.
+	journaled  bool
+	pendingAgg atomic.Bool
+	replayMu   sync.Mutex
+	replay     store.AggregateReplay
+	behind     atomic.Int64 // groups committed behind
+	replayed   atomic.Int64 // journal entries replayed
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -107,12 +121,16 @@ type WriterStats struct {
 	// Carried counts groups that started from the previous group's
 	// aggregate cache (see carry.go).
 	Carried int64 `json:"carried"`
+	// Behind counts groups committed with their outcomes' aggregates
+	// left staged, Replayed the journal entries replayed (behind.go).
+	Behind   int64 `json:"behind,omitempty"`
+	Replayed int64 `json:"replayed,omitempty"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
 	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(),
-		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load()}
+		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load(), Behind: s.behind.Load(), Replayed: s.replayed.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -160,6 +178,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	if opts.BusyTimeoutMs <= 0 {
 		opts.BusyTimeoutMs = 10_000
+	}
+	if os.Getenv("KAIZEN_TEST_AGGREGATES") == "behind" {
+		opts.AggregatesBehind = true // run a test suite on the behind path (behind.go)
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -210,6 +231,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		quit:   make(chan struct{}), done: make(chan struct{}),
 		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
 	s.queue = sqlstore.NewGroupQueue(s.quit)
+	if err := s.journalPending(ctx); err != nil {
+		s.ranks.close()
+		ckpt.Close()
+		reader.Close()
+		wconn.Close()
+		writer.Close()
+		return nil, err
+	}
 	go s.writeLoop()
 	go s.checkpointLoop()
 	return s, nil
@@ -320,15 +349,25 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		return results, batch, false
 	}
 	dialect := groupDialect
+	if s.opts.AggregatesBehind {
+		dialect = behindDialect
+	}
 	if isolate {
 		dialect = isolatedDialect
 	}
 	wrapped := sqlstore.NewTx(tx, dialect, s.wstmts)
-	version, carry := s.adoptCarried(ctx, tx, wrapped)
+	version, carry, staged := s.adoptCarried(ctx, tx, wrapped)
+	if s.journaled && !staged {
+		if err := s.replayJournal(ctx, wrapped); err != nil {
+			s.rollback(tx, wrapped) // behind.go
+			fail(err)
+			return results, batch, false
+		}
+	}
 	started := time.Now()
 	if !isolate && len(batch) > 1 {
 		if err := wrapped.Prefetch(ctx, hints(batch)); err != nil {
-			_ = tx.Rollback()
+			s.rollback(tx, wrapped) // behind.go
 			return nil, batch, true // run again isolated, without prefetch
 		}
 	}
@@ -344,7 +383,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			// request's result is final; otherwise the batch runs again
 			// isolated.
 			if err = run(r.Fn, wrapped); err != nil {
-				_ = tx.Rollback()
+				s.rollback(tx, wrapped) // behind.go
 				if len(batch) == 1 {
 					return append(results, err), batch, false
 				}
@@ -352,7 +391,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			}
 		default:
 			if err = s.isolated(ctx, tx, wrapped, r); errors.Is(err, errBrokenTx) {
-				_ = tx.Rollback()
+				s.rollback(tx, wrapped) // behind.go
 				fail(err)
 				return results, batch, false
 			}
@@ -365,18 +404,19 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			batch = s.queue.Drain(batch, s.opts.MaxBatch) // late arrivals join this transaction
 			if late := hints(batch[i+1:]); !isolate && len(late) > 1 {
 				if err := wrapped.Prefetch(ctx, late); err != nil {
-					_ = tx.Rollback()
+					s.rollback(tx, wrapped) // behind.go
 					return nil, batch, true
 				}
 			}
 		}
 	}
 	if ok == 0 {
-		_ = tx.Rollback()
+		s.rollback(tx, wrapped) // behind.go
 		return results, batch, false
 	}
-	if err := wrapped.Flush(ctx); err != nil { // staged aggregate and deferred rows
-		_ = tx.Rollback()
+	behind, err := s.flush(ctx, wrapped, ok, isolate)
+	if err != nil { // staged aggregate and deferred rows
+		s.rollback(tx, wrapped) // behind.go
 		if !isolate && len(batch) > 1 {
 			// the deferred rows of one request may be at fault: the rerun
 			// with savepoints writes them within their request
@@ -387,8 +427,8 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	}
 	if err := tx.Commit(); err != nil {
 		fail(fmt.Errorf("commit sqlite transaction: %w", err))
-	} else if carry {
-		s.carry(wrapped, version)
+	} else {
+		s.committed(wrapped, version, carry, behind)
 	}
 	return results, batch, false
 }
@@ -444,6 +484,9 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 		return store.ErrClosed
 	default:
 	}
+	if err := s.aggregateBarrier(ctx); err != nil { // behind.go: read-your-writes
+		return err
+	}
 	tx, err := s.reader.BeginTx(ctx, nil) // the reader connections are query_only
 	if err != nil {
 		if errors.Is(err, sql.ErrConnDone) {
@@ -493,7 +536,7 @@ func OpenEphemeral(ctx context.Context) (*Store, error) {
 
 func init() {
 	store.Register("sqlite", func(ctx context.Context, path string) (store.Store, error) {
-		return Open(ctx, path, Options{})
+		return Open(ctx, path, Options{AggregatesBehind: store.OpenOptionsOf(ctx).Aggregates == "behind"})
 	})
 	store.Register("memory", func(ctx context.Context, _ string) (store.Store, error) {
 		return OpenEphemeral(ctx)

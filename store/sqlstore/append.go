@@ -44,6 +44,7 @@ func (t *Tx) flushAppends(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
+	t.noteAggregateWrite() // behind.go
 	var keys []rowKey
 	for k := range c.rows {
 		if k.table == "maturity_feedback" {

@@ -311,6 +311,7 @@ func (t *Tx) stage(k rowKey, v any) {
 // flushFirst writes staged rows before a query that reads the cached
 // tables in SQL (versions are only advanced at Flush).
 func (t *Tx) flushFirst(ctx context.Context) error {
+	t.noteAggregateWrite() // behind.go
 	return t.flushRows(ctx)
 }
 

@@ -25,7 +25,16 @@ package sqlstore
 type CarriedCache struct {
 	rows    map[rowKey]*cached
 	content map[string][]string
+	// CarryAll (behind.go): staged rows and the pattern-version marks
+	// not yet written.
+	touched map[string]map[string]bool
+	resets  map[string]bool
+	staged  bool
 }
+
+// Staged reports whether the carried cache holds rows not yet written
+// (CarryAll after a behind flush).
+func (c *CarriedCache) Staged() bool { return c != nil && c.staged }
 
 // Len is the number of carried rows.
 func (c *CarriedCache) Len() int {
@@ -74,5 +83,9 @@ func (t *Tx) Adopt(c *CarriedCache) {
 	t.agg.rows = c.rows
 	if c.content != nil {
 		t.agg.content = c.content
+	}
+	if c.staged {
+		t.touched, t.resets = c.touched, c.resets
+		t.behind.adopted(c) // behind.go: Restore
 	}
 }

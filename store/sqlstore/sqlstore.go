@@ -56,6 +56,10 @@ type Dialect struct {
 	// that reads the outcomes table); see outcome_defer.go. Only for a
 	// transaction without savepoints (no Mark/Undo), which calls Flush.
 	DeferOutcomes bool
+	// AggregatesBehind lets a recorded outcome's aggregates stay in the
+	// aggregate cache past the commit that acknowledges it, journaled
+	// (behind.go; SQLite's writer with [store] aggregates = "behind").
+	AggregatesBehind bool
 	// GroupKeyLocks makes LockKey lock the key's class in its project (the
 	// key up to its first "/"), once per transaction; see ledger_group.go.
 	// Every writer of a database must agree on it.
@@ -205,6 +209,8 @@ type Tx struct {
 	keys map[string]contentKeys // content → content key and hash (content_keys.go)
 
 	ranks RankScanner // the store's own scan of pattern ranks (pattern_rank_scanner.go)
+
+	behind behindState // AggregatesBehind (behind.go)
 }
 
 var _ store.Tx = (*Tx)(nil)

@@ -294,6 +294,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 			res.Inversions = append(res.Inversions, *inv)
 		}
 	}
+	deferAggregates(tx, res, now) // behind.go
 	return res, nil
 }
 

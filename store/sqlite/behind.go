@@ -1,0 +1,134 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/kaizenhq/kaizen/store"
+	"github.com/kaizenhq/kaizen/store/sqlstore"
+)
+
+// Aggregates applied behind (Options.AggregatesBehind, [store] aggregates
+// = "behind"; issue 17). A group whose requests all recorded outcomes that
+// deferred their aggregates (store.AggregateDeferrer) commits only its
+// outcome, task and job rows and one aggregate_journal row per outcome;
+// the aggregate rows those outcomes changed stay staged in the writer's
+// cache, carried to the next group (sqlstore/behind.go). The next group
+// that is not such a group — any other write, a read's barrier below, or
+// a cache past maxPendingAggregates staged rows — writes them all,
+// coalesced (one write per row for any number of outcomes), and empties
+// the journal in the same commit.
+//
+// Crash safety: the journal names exactly the acknowledged outcomes whose
+// aggregates are not in SQL. Whenever the writer starts a group without
+// the staged cache that goes with the journal — after Open, after a group
+// that failed or rolled back, after another connection wrote the file
+// (PRAGMA data_version, carry.go) — it replays the journal inside the
+// group first (the service layer's logic, SetAggregateReplay), at the
+// instants journaled, and the group ends with the full flush. The replay
+// runs whether or not the option is on, so turning it off keeps a
+// journal's outcomes.
+//
+// Read-your-writes: while aggregates are staged, View first submits an
+// empty write, whose group writes them, so a read started after an
+// acknowledged outcome sees its aggregates. Another process reading the
+// file sees them once this process writes them (at its next non-outcome
+// write or read, or its next open).
+
+// maxPendingAggregates bounds the rows a behind group leaves staged: past
+// it the group writes them.
+const maxPendingAggregates = 4096
+
+// errNoReplay: the journal holds outcomes and nobody registered the
+// replay (a store opened outside the engine).
+var errNoReplay = errors.New("sqlite: the aggregate journal holds outcomes to replay and no replay is registered")
+
+// SetAggregateReplay registers the replay of journaled outcomes (the
+// engine does, before its first write or read).
+func (s *Store) SetAggregateReplay(fn store.AggregateReplay) {
+	s.replayMu.Lock()
+	s.replay = fn
+	s.replayMu.Unlock()
+}
+
+// journalPending reads whether the journal holds outcomes (at Open).
+func (s *Store) journalPending(ctx context.Context) error {
+	var n int64
+	if err := s.writer.QueryRowContext(ctx, `SELECT COUNT(*) FROM aggregate_journal`).Scan(&n); err != nil {
+		return fmt.Errorf("read aggregate journal: %w", err)
+	}
+	s.journaled = n > 0
+	s.pendingAgg.Store(n > 0)
+	return nil
+}
+
+// replayJournal re-applies the journal's outcomes in the group's
+// transaction; the group then ends with the full flush.
+func (s *Store) replayJournal(ctx context.Context, tx *sqlstore.Tx) error {
+	entries, err := tx.Journal(ctx)
+	if err != nil {
+		return err
+	}
+	tx.ForceFull()
+	if len(entries) == 0 {
+		return nil
+	}
+	s.replayMu.Lock()
+	fn := s.replay
+	s.replayMu.Unlock()
+	if fn == nil {
+		return errNoReplay
+	}
+	if err := fn(ctx, tx, entries); err != nil {
+		return fmt.Errorf("replay aggregate journal: %w", err)
+	}
+	s.replayed.Add(int64(len(entries)))
+	return nil
+}
+
+// aggregateBarrier makes the staged aggregates visible to a read: an
+// empty write, whose group writes them.
+func (s *Store) aggregateBarrier(ctx context.Context) error {
+	if !s.pendingAgg.Load() {
+		return nil
+	}
+	return s.queue.Submit(ctx, func(store.Tx) error { return nil })
+}
+
+// flush ends a group: the full Flush, or with the option (or a journal to
+// empty) FlushBehind.
+func (s *Store) flush(ctx context.Context, tx *sqlstore.Tx, requests int, isolate bool) (behind bool, err error) {
+	if !s.opts.AggregatesBehind && !s.journaled {
+		return false, tx.Flush(ctx)
+	}
+	return tx.FlushBehind(ctx, requests, s.opts.AggregatesBehind && !isolate, maxPendingAggregates)
+}
+
+// committed keeps what a committed group leaves for the next one: its
+// whole staged cache after a behind flush, else the clean cache (carry.go).
+func (s *Store) committed(tx *sqlstore.Tx, version int64, carry, behind bool) {
+	if behind {
+		s.carried, s.dataVersion = tx.CarryAll(), version
+		s.journaled = true
+		s.pendingAgg.Store(true)
+		s.behind.Add(1)
+		return
+	}
+	s.journaled = false
+	s.pendingAgg.Store(false)
+	if carry {
+		s.carry(tx, version)
+	}
+}
+
+// rollback rolls a group back; a group that started from the staged
+// cache leaves it, reverted, for the next group (the database holds what
+// it held when the cache was carried).
+func (s *Store) rollback(tx *sql.Tx, wrapped *sqlstore.Tx) {
+	_ = tx.Rollback()
+	if c := wrapped.Restore(); c != nil {
+		s.carried = c // s.dataVersion is still the version it was adopted at
+	}
+}
