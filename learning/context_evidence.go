@@ -207,7 +207,7 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 	}
 	estimate(nil)
 	if cc.Credit == CreditJoint {
-		sc.jointCredit(events, pats, ev, decay, local, localOrder)
+		sc.jointCredit(events, pats, ev, decay, local, localOrder, gamma)
 	} else if cc.Credit != CreditEqual {
 		for range max(cc.CreditIterations, 1) {
 			sc.creditFromRates(cc.Credit, events, pats, ev, kappa)

@@ -38,8 +38,9 @@ type jointScratch struct {
 // jointCredit replaces ev's success counts (s over n, ls over ln) with
 // the joint fit's rates: over every event with age weights decay, and over
 // the similar events (local[k] > 0, in order) with weights local·decay and
-// the overall fit as prior.
-func (sc *evidenceScratch) jointCredit(events []ContextEvent, pats [][]int, ev []evidence, decay, local []float64, order []int) {
+// the overall fit as prior. A use's weight is also its recency among the
+// pattern's uses, gamma per newer use, as in the evidence.
+func (sc *evidenceScratch) jointCredit(events []ContextEvent, pats [][]int, ev []evidence, decay, local []float64, order []int, gamma float64) {
 	js := &sc.joint
 	n := len(ev)
 	prior := growTo(js.prior, n)
@@ -50,7 +51,7 @@ func (sc *evidenceScratch) jointCredit(events []ContextEvent, pats [][]int, ev [
 	omega := growTo(js.omega, len(events))
 	js.omega = omega
 	copy(omega, decay)
-	w := js.fit(pats, nil, omega, events, prior)
+	w := js.fit(pats, nil, omega, events, prior, gamma)
 	for i := range ev {
 		ev[i].s = min(max(w[i], 0), 1) * ev[i].n
 		prior[i] = min(max(w[i], 0), 1)
@@ -61,7 +62,7 @@ func (sc *evidenceScratch) jointCredit(events []ContextEvent, pats [][]int, ev [
 	for _, k := range order {
 		omega[k] = local[k] * decay[k]
 	}
-	w = js.fit(pats, order, omega, events, prior)
+	w = js.fit(pats, order, omega, events, prior, gamma)
 	for i := range ev {
 		ev[i].ls = min(max(w[i], 0), 1) * ev[i].ln
 	}
@@ -70,7 +71,7 @@ func (sc *evidenceScratch) jointCredit(events []ContextEvent, pats [][]int, ev [
 // fit solves the ridge regression over the events listed in order (nil:
 // all) with weights omega and prior means prior; it returns the rates (in
 // js.w, valid until the next fit).
-func (js *jointScratch) fit(pats [][]int, order []int, omega []float64, events []ContextEvent, prior []float64) []float64 {
+func (js *jointScratch) fit(pats [][]int, order []int, omega []float64, events []ContextEvent, prior []float64, gamma float64) []float64 {
 	n := len(prior)
 	nev := len(pats)
 	if order != nil {
@@ -127,10 +128,16 @@ func (js *jointScratch) fit(pats [][]int, order []int, omega []float64, events [
 				continue
 			}
 			num, den := jointRidge*prior[i], jointRidge
-			for _, j := range list[lo:hi] {
-				k := ev(int(j))
+			r := 1.0 // the use's recency among i's uses, newest first
+			for t := hi - 1; t >= lo; t-- {
+				j := list[t]
+				k := int(j)
+				if order != nil {
+					k = order[j]
+				}
 				K := float64(len(pats[k]))
-				a := omega[k] / (K * K)
+				a := r * omega[k] / (K * K)
+				r *= gamma
 				num += a * (K*b2f(events[k].Success) - (pred[j] - w[i]))
 				den += a
 			}
