@@ -21,6 +21,7 @@ type evidenceScratch struct {
 	credit, creditS          []float64
 	creditStart              []int
 	change                   changeScratch
+	joint                    jointScratch
 }
 
 // evidenceScratches pools Recommend's evidenceScratch (RecommendSet keeps
@@ -205,7 +206,9 @@ func (c Config) contextEvidence(events []ContextEvent, pats [][]int, ncands int,
 		}
 	}
 	estimate(nil)
-	if cc.Credit != CreditEqual {
+	if cc.Credit == CreditJoint {
+		sc.jointCredit(events, pats, ev, decay, local, localOrder, gamma)
+	} else if cc.Credit != CreditEqual {
 		for range max(cc.CreditIterations, 1) {
 			sc.creditFromRates(cc.Credit, events, pats, ev, kappa)
 			estimate(sc.credit)

@@ -33,7 +33,7 @@ const (
 )
 
 // Credits lists the valid context.credit values.
-var Credits = []string{CreditBlame, CreditEqual, CreditAnd, CreditResidual}
+var Credits = []string{CreditBlame, CreditEqual, CreditAnd, CreditResidual, CreditJoint}
 
 // creditFromRates computes sc.credit (and, for "and", sc.creditS) from
 // the evidence ev of the previous step: each pattern's rate for this task

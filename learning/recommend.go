@@ -71,7 +71,8 @@ type ContextConfig struct {
 	// current estimates, so a good strategy paired with a bad one is not
 	// marked down as much as the bad one; "equal" gives every pattern the
 	// whole outcome; "and" assumes a task succeeds when all its patterns
-	// work (credit.go).
+	// work; "residual" leaves the partners' share out (credit.go); "joint"
+	// fits all patterns' rates at once (credit_joint.go).
 	Credit string `toml:"credit" json:"credit"`
 	// CreditIterations is the number of credit-assignment steps (default
 	// 1; 0 is 1): each re-shares the outcomes by the rates the previous
