@@ -178,7 +178,7 @@ func TestRecallEval(t *testing.T) {
 		t.Skip("the evaluation writes a few hundred lessons")
 	}
 	out := os.Getenv("KAIZEN_RECALL_EVAL_OUT")
-	for _, s := range append(append([]evalSet{}, sets...), fresh) {
+	for _, s := range append(append([]evalSet{}, sets...), fresh, fresh2) {
 		for _, split := range []string{"dev", "holdout"} {
 			t.Run(s.name+"/"+split, func(t *testing.T) {
 				if splitItems(t, s, split) == 0 {
