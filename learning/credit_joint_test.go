@@ -18,22 +18,7 @@ func TestJointCreditRanksTheGoodPartnerOfABadStrategyFirst(t *testing.T) {
 	t.Parallel()
 	x, now := pairedWorld(200)
 	rank := func(credit string) ([]string, map[string]float64) {
-		c := learning.DefaultConfig()
-		c.Ranking, c.Context.Credit = learning.RankingBayes, credit
-		if err := c.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		rates := map[string]float64{}
-		rec := c.Recommend(learning.GuidanceRequest{}, choices, x, now, 1)
-		for _, it := range rec.Recommended {
-			ids = append(ids, it.ID)
-			rates[it.ID] = it.Rate
-		}
-		for _, it := range rec.Avoid {
-			rates[it.ID] = it.Rate
-		}
-		return ids, rates
+		return rankPaired(t, x, now, credit, 1)
 	}
 	ids, rates := rank(learning.CreditJoint)
 	t.Logf("joint: %v %v", ids, rates)

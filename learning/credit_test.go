@@ -33,6 +33,29 @@ func pairedWorld(n int) (*learning.ContextIndex, time.Time) {
 	return learning.NewContextIndex(events), now
 }
 
+// rankPaired ranks the strategies of a pairedWorld with the Bayes ranking
+// and the given credit and number of credit steps: the recommended ids in
+// order, and the rate of every strategy ranked or avoided.
+func rankPaired(t *testing.T, x *learning.ContextIndex, now time.Time, credit string, steps int) ([]string, map[string]float64) {
+	t.Helper()
+	c := learning.DefaultConfig()
+	c.Ranking, c.Context.Credit, c.Context.CreditIterations = learning.RankingBayes, credit, steps
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	rates := map[string]float64{}
+	rec := c.Recommend(learning.GuidanceRequest{}, choices, x, now, 1)
+	for _, it := range rec.Recommended {
+		ids = append(ids, it.ID)
+		rates[it.ID] = it.Rate
+	}
+	for _, it := range rec.Avoid { // b, likely to fail
+		rates[it.ID] = it.Rate
+	}
+	return ids, rates
+}
+
 // The good strategy always paired with a bad one is ranked first, above
 // the mediocre pair, after 200 outcomes when the credit is re-estimated
 // (context.credit_iterations = 6); a single step of blame (the default, and
@@ -42,22 +65,7 @@ func TestIteratedCreditRanksTheGoodPartnerOfABadStrategyFirst(t *testing.T) {
 	t.Parallel()
 	x, now := pairedWorld(200)
 	rank := func(credit string, steps int) ([]string, map[string]float64) {
-		c := learning.DefaultConfig()
-		c.Ranking, c.Context.Credit, c.Context.CreditIterations = learning.RankingBayes, credit, steps
-		if err := c.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		rates := map[string]float64{}
-		rec := c.Recommend(learning.GuidanceRequest{}, choices, x, now, 1)
-		for _, it := range rec.Recommended {
-			ids = append(ids, it.ID)
-			rates[it.ID] = it.Rate
-		}
-		for _, it := range rec.Avoid { // b, likely to fail
-			rates[it.ID] = it.Rate
-		}
-		return ids, rates
+		return rankPaired(t, x, now, credit, steps)
 	}
 	ids6, rates6 := rank(learning.CreditBlame, 6)
 	if len(ids6) == 0 || ids6[0] != "a" {

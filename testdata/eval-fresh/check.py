@@ -2,6 +2,8 @@
 """Validate the fresh holdout set under testdata/eval-fresh and print its counts.
 
 Usage: python3 testdata/eval-fresh/check.py   (from anywhere; paths are relative to this file)
+       python3 testdata/eval-fresh/check.py --dir DIR --min-lessons N --min-queries N --min-pairs N
+               [--min-contradictions N]   (another blind set of the same layout, e.g. eval-fresh2)
 
 The record checks are those of testdata/eval/check.py (set A only, imported: check_set_a), for the
 flat layout of this directory (lessons.jsonl, queries.jsonl, pairs.jsonl),
@@ -12,6 +14,7 @@ no_answer, at least 100 pairs with at least 20 cross-language and at least
 Exit status 0 when every file is valid, 1 otherwise.
 """
 
+import argparse
 import collections
 import importlib.util
 import os
@@ -19,6 +22,14 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+ap = argparse.ArgumentParser(description="Validate a blind holdout set of the eval-fresh layout.")
+ap.add_argument("--dir", default=HERE, help="the set's directory (default: this file's)")
+ap.add_argument("--min-lessons", type=int, default=80)
+ap.add_argument("--min-queries", type=int, default=80)
+ap.add_argument("--min-pairs", type=int, default=100)
+ap.add_argument("--min-contradictions", type=int, default=0)
+args = ap.parse_args()
 
 # The record checks, helpers and problem list of testdata/eval/check.py.
 _spec = importlib.util.spec_from_file_location("evalcheck", os.path.join(HERE, "..", "eval", "check.py"))
@@ -45,17 +56,17 @@ def query_lang_matches(rel, q, lang):
 
 
 lessons, queries, pairs, lesson_lang = base.check_set_a(
-    HERE, ("lessons.jsonl", "queries.jsonl", "pairs.jsonl"), {"holdout"},  # this set is holdout only
+    args.dir, ("lessons.jsonl", "queries.jsonl", "pairs.jsonl"), {"holdout"},  # this set is holdout only
     lesson_hook=lesson_lang_matches, query_hook=query_lang_matches)
 
 # ---------------------------------------------------------------- the set's own minimums
 zh = sum(1 for r in lessons if r.get("lang") == "zh")
-if len(lessons) < 80:
-    bad(f"lessons.jsonl: {len(lessons)} lessons, want at least 80")
+if len(lessons) < args.min_lessons:
+    bad(f"lessons.jsonl: {len(lessons)} lessons, want at least {args.min_lessons}")
 if lessons and zh / len(lessons) < 0.40:
     bad(f"lessons.jsonl: {zh}/{len(lessons)} Chinese, want at least 40 %")
-if len(queries) < 80:
-    bad(f"queries.jsonl: {len(queries)} queries, want at least 80")
+if len(queries) < args.min_queries:
+    bad(f"queries.jsonl: {len(queries)} queries, want at least {args.min_queries}")
 n_noans = sum(1 for q in queries if q.get("type") == "no_answer")
 if n_noans < 20:
     bad(f"queries.jsonl: {n_noans} no_answer queries, want at least 20")
@@ -65,14 +76,18 @@ for t in ("direct", "paraphrase", "cross_language", "multi"):
 xdir = collections.Counter(q.get("lang") for q in queries if q.get("type") == "cross_language")
 if not xdir.get("en") or not xdir.get("zh"):
     bad("queries.jsonl: cross_language queries must go both ways (en→zh and zh→en)")
-if len(pairs) < 100:
-    bad(f"pairs.jsonl: {len(pairs)} pairs, want at least 100")
+if len(pairs) < args.min_pairs:
+    bad(f"pairs.jsonl: {len(pairs)} pairs, want at least {args.min_pairs}")
 n_xl = sum(1 for p in pairs if p.get("cross_language"))
 if n_xl < 20:
     bad(f"pairs.jsonl: {n_xl} cross-language pairs, want at least 20")
 n_hard = sum(1 for p in pairs if p.get("label") == "unrelated" and p.get("hard_negative"))
 if n_hard < 30:
     bad(f"pairs.jsonl: {n_hard} hard-negative unrelated pairs, want at least 30")
+n_contra = sum(1 for p in pairs if p.get("label") == "unrelated" and p.get("hard_negative")
+               and "contradiction" in (p.get("note") or ""))
+if n_contra < args.min_contradictions:
+    bad(f"pairs.jsonl: {n_contra} contradiction pairs, want at least {args.min_contradictions}")
 
 # ---------------------------------------------------------------- report
 print("lessons.jsonl")
