@@ -22,11 +22,12 @@ type AggregateEntry struct {
 
 // AggregateDeferrer is implemented by a write transaction that can apply
 // an outcome's aggregates behind its commit. DeferAggregates journals the
-// outcome and reports whether the transaction took it; the caller calls it
-// only when replaying the entry over the aggregates as they were before the
-// outcome reproduces exactly what the transaction changed.
+// outcome when the transaction can (otherwise its aggregates are written
+// in its commit, as always); the caller calls it only when replaying the
+// entry over the aggregates as they were before the outcome reproduces
+// exactly what the transaction changed.
 type AggregateDeferrer interface {
-	DeferAggregates(project, outcomeID string, at time.Time) bool
+	DeferAggregates(project, outcomeID string, at time.Time)
 }
 
 // AggregateReplay re-applies journaled outcomes' aggregates inside a write

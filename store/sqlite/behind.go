@@ -54,14 +54,12 @@ func (s *Store) SetAggregateReplay(fn store.AggregateReplay) {
 }
 
 // journalPending reads whether the journal holds outcomes (at Open).
-func (s *Store) journalPending(ctx context.Context) error {
+func journalPending(ctx context.Context, db *sql.DB) (bool, error) {
 	var n int64
-	if err := s.writer.QueryRowContext(ctx, `SELECT COUNT(*) FROM aggregate_journal`).Scan(&n); err != nil {
-		return fmt.Errorf("read aggregate journal: %w", err)
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM aggregate_journal`).Scan(&n); err != nil {
+		return false, fmt.Errorf("read aggregate journal: %w", err)
 	}
-	s.journaled = n > 0
-	s.pendingAgg.Store(n > 0)
-	return nil
+	return n > 0, nil
 }
 
 // replayJournal re-applies the journal's outcomes in the group's
@@ -91,7 +89,7 @@ func (s *Store) replayJournal(ctx context.Context, tx *sqlstore.Tx) error {
 // aggregateBarrier makes the staged aggregates visible to a read: an
 // empty write, whose group writes them.
 func (s *Store) aggregateBarrier(ctx context.Context) error {
-	if !s.pendingAgg.Load() {
+	if !s.journaled.Load() {
 		return nil
 	}
 	return s.queue.Submit(ctx, func(store.Tx) error { return nil })
@@ -100,7 +98,7 @@ func (s *Store) aggregateBarrier(ctx context.Context) error {
 // flush ends a group: the full Flush, or with the option (or a journal to
 // empty) FlushBehind.
 func (s *Store) flush(ctx context.Context, tx *sqlstore.Tx, requests int, isolate bool) (behind bool, err error) {
-	if !s.opts.AggregatesBehind && !s.journaled {
+	if !s.opts.AggregatesBehind && !s.journaled.Load() {
 		return false, tx.Flush(ctx)
 	}
 	return tx.FlushBehind(ctx, requests, s.opts.AggregatesBehind && !isolate, maxPendingAggregates)
@@ -111,13 +109,11 @@ func (s *Store) flush(ctx context.Context, tx *sqlstore.Tx, requests int, isolat
 func (s *Store) committed(tx *sqlstore.Tx, version int64, carry, behind bool) {
 	if behind {
 		s.carried, s.dataVersion = tx.CarryAll(), version
-		s.journaled = true
-		s.pendingAgg.Store(true)
+		s.journaled.Store(true)
 		s.behind.Add(1)
 		return
 	}
-	s.journaled = false
-	s.pendingAgg.Store(false)
+	s.journaled.Store(false)
 	if carry {
 		s.carry(tx, version)
 	}

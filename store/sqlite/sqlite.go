@@ -98,14 +98,14 @@ type Store struct {
 	ranks *rankScanner // a connection of its own for full pattern loads (rankscan.go)
 
 	// Aggregates behind (behind.go): journaled is whether the journal may
-	// hold outcomes (writer goroutine only); pendingAgg whether a read
-	// must wait for them; replay re-applies them.
-	journaled  bool
-	pendingAgg atomic.Bool
-	replayMu   sync.Mutex
-	replay     store.AggregateReplay
-	behind     atomic.Int64 // groups committed behind
-	replayed   atomic.Int64 // journal entries replayed
+	// hold outcomes whose aggregates are not in SQL (set by the writer
+	// goroutine: a group replays or writes them, a read waits for them);
+	// replay re-applies them.
+	journaled atomic.Bool
+	replayMu  sync.Mutex
+	replay    store.AggregateReplay
+	behind    atomic.Int64 // groups committed behind
+	replayed  atomic.Int64 // journal entries replayed
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -206,6 +206,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("migrate sqlite %s: %w", path, err)
 	}
+	journaled, err := journalPending(ctx, writer) // behind.go
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
 	wconn, err := writer.Conn(ctx)
 	if err != nil {
 		writer.Close()
@@ -231,14 +236,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		quit:   make(chan struct{}), done: make(chan struct{}),
 		ckpt: ckpt, ckptKick: make(chan struct{}, 1), ckptDone: make(chan struct{})}
 	s.queue = sqlstore.NewGroupQueue(s.quit)
-	if err := s.journalPending(ctx); err != nil {
-		s.ranks.close()
-		ckpt.Close()
-		reader.Close()
-		wconn.Close()
-		writer.Close()
-		return nil, err
-	}
+	s.journaled.Store(journaled)
 	go s.writeLoop()
 	go s.checkpointLoop()
 	return s, nil
@@ -357,7 +355,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	}
 	wrapped := sqlstore.NewTx(tx, dialect, s.wstmts)
 	version, carry, staged := s.adoptCarried(ctx, tx, wrapped)
-	if s.journaled && !staged {
+	if s.journaled.Load() && !staged {
 		if err := s.replayJournal(ctx, wrapped); err != nil {
 			s.rollback(tx, wrapped) // behind.go
 			fail(err)

@@ -75,12 +75,11 @@ func (t *Tx) Restore() *CarriedCache {
 var _ store.AggregateDeferrer = (*Tx)(nil)
 
 // DeferAggregates implements store.AggregateDeferrer.
-func (t *Tx) DeferAggregates(project, outcomeID string, at time.Time) bool {
+func (t *Tx) DeferAggregates(project, outcomeID string, at time.Time) {
 	if !t.d.AggregatesBehind || t.agg == nil || t.deferred.off {
-		return false
+		return
 	}
 	t.behind.entries = append(t.behind.entries, store.AggregateEntry{Project: project, OutcomeID: outcomeID, At: at})
-	return true
 }
 
 // noteAggregateWrite records that staged aggregate rows are about to be

@@ -51,17 +51,16 @@ func (s *Service) ReplayAggregates(ctx context.Context, tx store.Tx, entries []s
 	return nil
 }
 
-// applyOutcome makes an outcome's aggregate writes: recordTx's, without
-// the result.
+// applyOutcome makes an outcome's aggregate writes: recordTx's, through
+// the same two steps, without the result.
 func (s *Service) applyOutcome(ctx context.Context, tx store.Tx, o learning.Outcome, now time.Time) error {
 	for _, fb := range learning.FeedbackEvents(o) {
-		if _, err := tx.AddCriterionEvent(ctx, fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays, now); err != nil {
+		if _, err := s.addCriterionEvent(ctx, tx, fb, now); err != nil {
 			return err
 		}
 	}
 	for _, pid := range o.Patterns {
-		if _, _, err := s.observe(ctx, tx, pid, o.Project,
-			observation{id: outcomeFeedbackID(o.ID, pid), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now); err != nil {
+		if _, _, err := s.observeOutcome(ctx, tx, o, pid, now); err != nil {
 			return err
 		}
 	}

@@ -271,7 +271,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 	// the patterns, whose row locks (PostgreSQL) are then held for the
 	// shortest time.
 	for _, fb := range learning.FeedbackEvents(o) {
-		c, err := tx.AddCriterionEvent(ctx, fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays, now)
+		c, err := s.addCriterionEvent(ctx, tx, fb, now)
 		if err != nil {
 			return nil, err
 		}
@@ -283,8 +283,7 @@ func (s *Service) recordTx(ctx context.Context, tx store.Tx, o learning.Outcome,
 		res.Weighted = append(res.Weighted, learning.ApplyWeight(fb.Criterion, o.Score.Raw, w.Weight))
 	}
 	for _, r := range refs {
-		u, inv, err := s.observe(ctx, tx, r.pattern.ID, o.Project,
-			observation{id: outcomeFeedbackID(o.ID, r.pattern.ID), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
+		u, inv, err := s.observeOutcome(ctx, tx, o, r.pattern.ID, now)
 		if err != nil {
 			return nil, err
 		}
@@ -456,4 +455,17 @@ func (s *Service) GetOutcome(ctx context.Context, project, id string) (*learning
 		return nil, err
 	}
 	return &o, nil
+}
+
+// addCriterionEvent adds one of an outcome's criterion feedback events to
+// its criterion's decayed sums (recordTx and the replay).
+func (s *Service) addCriterionEvent(ctx context.Context, tx store.Tx, fb learning.FeedbackEvent, now time.Time) (learning.Criterion, error) {
+	return tx.AddCriterionEvent(ctx, fb, s.lc.EventWeight(fb), s.lc.HalfLifeDays, now)
+}
+
+// observeOutcome records an outcome as an observation of one of its
+// patterns (recordTx and the replay).
+func (s *Service) observeOutcome(ctx context.Context, tx store.Tx, o learning.Outcome, pid string, now time.Time) (PatternUpdate, *learning.Inversion, error) {
+	return s.observe(ctx, tx, pid, o.Project,
+		observation{id: outcomeFeedbackID(o.ID, pid), success: o.Success, fbType: o.Score.Type, taskID: o.TaskID, at: o.Timestamp}, now)
 }
