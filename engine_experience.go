@@ -21,6 +21,13 @@ func (e *Engine) EmbedderID() string {
 	return e.experience.EmbedderID()
 }
 
+// MergeJudgeStats counts the model calls of the heuristic writer's merge
+// judge ([experience.merge] judge), its fallbacks to the classifier and
+// the verdicts the vetoes overruled, since the engine opened.
+func (e *Engine) MergeJudgeStats() MergeJudgeStats {
+	return e.experience.MergeJudgeStats()
+}
+
 // Embedder returns the embedder of the experience system's vectors.
 func (e *Engine) Embedder() model.Embedder {
 	return e.experience.Embedder()

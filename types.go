@@ -69,6 +69,7 @@ type (
 	ExperienceInput        = experiencesvc.ExperienceInput
 	ExperienceResult       = experiencesvc.ExperienceResult
 	HeuristicChange        = experiencesvc.HeuristicChange
+	MergeJudgeStats        = experiencesvc.MergeJudgeStats
 	ExtractionRequestInput = experiencesvc.ExtractionRequestInput
 	ExtractionSubmitInput  = experiencesvc.ExtractionSubmitInput
 	ExtractionSubmitResult = experiencesvc.ExtractionSubmitResult

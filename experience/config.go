@@ -79,7 +79,15 @@ type MergeThresholds struct {
 	// (MergeClassifierFor; the offline embedder's) and the thresholds
 	// otherwise; "threshold" always uses the thresholds
 	// (docs/experience.md, "The merge classifier").
-	Method     string                      `toml:"method" json:"method,omitempty"`
+	Method string `toml:"method" json:"method,omitempty"`
+	// Judge is who labels a new lesson against its nearest heuristics:
+	// "auto" (the default, also when empty) asks the chat model when one
+	// is configured (JudgeMerge, one call per lesson with a heuristic
+	// near it) and decides by Method otherwise; "model" asks the model
+	// (without one, Method decides); "classifier" never asks it. On a
+	// model failure the writer decides by Method and counts it
+	// (docs/experience.md, "The model as merge judge").
+	Judge      string                      `toml:"judge" json:"judge,omitempty"`
 	Update     float64                     `toml:"update" json:"update"`
 	Append     float64                     `toml:"append" json:"append"`
 	Calibrated map[string]MergeCalibration `toml:"calibrated" json:"calibrated,omitempty"`
@@ -151,7 +159,7 @@ func DefaultConfig() Config {
 		AutoExtractRescan:      DefaultAutoExtractRescan,
 		RecallTopK:             3,
 		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
-		Merge:                  MergeThresholds{Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
+		Merge:                  MergeThresholds{Judge: MergeJudgeAuto, Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
 		Recall:                 RecallThresholds{MinTrigger: 0.5, Calibrated: OfflineRecallCalibration(), TopicText: TopicLesson},
 		Lifecycle: Lifecycle{PromoteSupportTasks: 2, PromoteEvidence: 3, MisleadingStreak: 3,
 			ValidatedWithinDays: 7},
@@ -224,6 +232,9 @@ func (c Config) Validate() error {
 	checkMerge("merge", MergeCalibration{Update: c.Merge.Update, Append: c.Merge.Append})
 	if !slices.Contains(MergeMethods, c.Merge.Method) {
 		bad("merge.method", "unknown method %q (want classifier or threshold)", c.Merge.Method)
+	}
+	if !slices.Contains(MergeJudges, c.Merge.Judge) {
+		bad("merge.judge", "unknown judge %q (want auto, model or classifier)", c.Merge.Judge)
 	}
 	unit("recall.min_topic", c.Recall.MinTopic)
 	unit("recall.relative", c.Recall.Relative)

@@ -384,9 +384,15 @@ func (s *Service) storeExperience(ctx context.Context, op string, exp experience
 		}
 	}
 	defer s.writers.lock("heuristics\x00" + project)()
+	// The merge judge's verdicts, asked before the transaction so that no
+	// model call holds it (nil without the model).
+	verdicts, err := s.judgeLessons(ctx, op, project, cands, vecs)
+	if err != nil {
+		return nil, err
+	}
 	res := &ExperienceResult{Project: project, TaskID: exp.TaskID, Mode: exp.Mode, Heuristics: []HeuristicChange{}}
 	var after func()
-	err := s.env.Update(ctx, op, func(tx store.Tx) error {
+	err = s.env.Update(ctx, op, func(tx store.Tx) error {
 		res.Cached, res.Heuristics = false, []HeuristicChange{}
 		w, err := s.vecWriter(ctx, tx, project)
 		if err != nil {
@@ -407,7 +413,7 @@ func (s *Service) storeExperience(ctx context.Context, op string, exp experience
 		}
 		res.Experience, res.Signals = &stored, sigs
 		if len(cands) > 0 {
-			if res.Heuristics, err = s.mergeHeuristics(ctx, tx, w, exp.TaskID, cands, vecs, now); err != nil {
+			if res.Heuristics, err = s.mergeHeuristics(ctx, tx, w, exp.TaskID, cands, vecs, verdicts, now); err != nil {
 				return err
 			}
 		}

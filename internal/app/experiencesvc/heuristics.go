@@ -20,9 +20,11 @@ import (
 // heuristics, classifyMerge) or, without one, the calibrated thresholds
 // (its nearest heuristic) it updates a near duplicate (evidence and
 // support), appends evidence to a related heuristic, or becomes a new
-// candidate. The caller holds the project's writer lock.
+// candidate. When the chat model judged a candidate (verdicts[i] not nil,
+// judgeLessons), its verdicts decide instead (applyVerdicts). The caller
+// holds the project's writer lock.
 func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter, taskID string,
-	cands []experience.TransferableHeuristic, vecs [][]float32, now time.Time) ([]HeuristicChange, error) {
+	cands []experience.TransferableHeuristic, vecs [][]float32, verdicts [][]judged, now time.Time) ([]HeuristicChange, error) {
 	project := w.project
 	// The cached index as committed before this transaction; heuristics
 	// created by this transaction are compared from the batch.
@@ -35,6 +37,8 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 		vec []float32
 	}
 	var batch []made
+	// madeBy maps a lesson's index in cands to the heuristic it created.
+	madeBy := map[int]string{}
 	thresholds := s.cfg.Merge.For(s.embedder.ID())
 	clf := s.cfg.Merge.Classifier(s.embedder.ID())
 	changes := make([]HeuristicChange, 0, len(cands))
@@ -60,7 +64,15 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 			}
 		}
 		d := experience.DecideMerge(best, bestID, thresholds)
-		if clf != nil {
+		if i < len(verdicts) && verdicts[i] != nil {
+			sim := best
+			if math.IsInf(sim, -1) {
+				sim = 0
+			}
+			if d, err = s.applyVerdicts(ctx, tx, project, c, verdicts[i], madeBy, sim); err != nil {
+				return nil, err
+			}
+		} else if clf != nil {
 			if d, err = s.classifyMerge(ctx, tx, project, c, clf, near); err != nil {
 				return nil, err
 			}
@@ -75,7 +87,7 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 				d = experience.MergeDecision{Action: experience.EvidenceCreated, Similarity: d.Similarity}
 			}
 		}
-		if clf == nil && d.Action == experience.EvidenceUpdated {
+		if clf == nil && (i >= len(verdicts) || verdicts[i] == nil) && d.Action == experience.EvidenceUpdated {
 			// Opposite rules are never one lesson (experience.Contradicts).
 			target, err := tx.GetHeuristic(ctx, project, d.TargetID)
 			if err != nil {
@@ -105,6 +117,7 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 				return nil, err
 			}
 			batch = append(batch, made{h.ID, vec})
+			madeBy[i] = h.ID
 		} else {
 			if h, err = tx.LockHeuristic(ctx, project, d.TargetID); err != nil {
 				return nil, err

@@ -49,6 +49,9 @@ type Service struct {
 	// lessons caches whole-lesson vectors for recall's topic similarity
 	// (recall.topic_text = "lesson").
 	lessons lessonVectors
+	// judgeCalls, judgeFallbacks and judgeVetoed count the merge judge's
+	// work (MergeJudgeStats).
+	judgeCalls, judgeFallbacks, judgeVetoed atomic.Int64
 }
 
 // Options configure the experience service.
