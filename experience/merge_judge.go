@@ -29,7 +29,8 @@ const (
 	// classifier (or the thresholds, by Method).
 	MergeJudgeAuto = "auto"
 	// MergeJudgeModel: the model; without a chat model the writer decides
-	// as with MergeJudgeClassifier (and says so in its log).
+	// as with MergeJudgeClassifier (and the service logs a warning when it
+	// starts).
 	MergeJudgeModel = "model"
 	// MergeJudgeClassifier: never the model (Method decides).
 	MergeJudgeClassifier = "classifier"
@@ -45,18 +46,22 @@ func (m MergeThresholds) UseModel(chatConfigured bool) bool {
 }
 
 // MergeJudgeCandidates is how many existing heuristics the model judges a
-// new lesson against: the nearest by cosine, at least
-// MergeJudgeFloor. Five is small enough for one short prompt and, on the
-// dev pairs, the labelled counterpart of a lesson is never below the third
-// nearest when it is above the floor (docs/experience.md).
+// new lesson against: the nearest by cosine, at least MergeJudgeFloor.
+// Five keeps one short prompt; in a store of 496 lessons (the dev pairs'
+// first lessons and both sets' lessons, offline embedder) the labelled
+// counterpart of a duplicate is among the 5 nearest for 143 of 153 dev
+// pairs (131 among 3) and that of a related lesson for 41 of 71 (29 among
+// 3) (docs/experience.md, "The model as merge judge").
 const MergeJudgeCandidates = 5
 
 // MergeJudgeFloor is the lowest cosine (of the whole trigger-and-rule
 // vectors) at which an existing heuristic is shown to the model. It is
-// low on purpose: the offline embedder puts some cross-language
-// duplicates near 0.2, and a candidate the model does not see can never
-// be merged. Below it, nothing is shown and no call is made: the lesson
-// is created (docs/experience.md).
+// low on purpose: a candidate the model does not see can never be merged,
+// and the offline embedder puts the least similar duplicate of the dev
+// pairs at 0.23 and 5 % of the related ones below 0.15 (one at 0.005);
+// at 0.1 every duplicate and 70 of 71 related dev pairs are shown, and 14
+// of 126 unrelated ones are not (no call). Below it the lesson is created
+// without a call (docs/experience.md).
 const MergeJudgeFloor = 0.1
 
 // mergeJudgeChars caps each lesson field in the prompt.

@@ -89,11 +89,24 @@ func TestWriterMergeJudgeFollowsModel(t *testing.T) {
 	}
 }
 
+// The same situation with another action (experience.OtherRule), not a
+// contradiction.
+var (
+	lessonWrapErr = recalleval.Lesson{Lang: "en", Kind: "prefer", Trigger: "when returning an error from a lower layer in Go",
+		Rule: "wrap it with %w and add what the caller was doing"}
+	lessonLogErr = recalleval.Lesson{Lang: "en", Kind: "avoid", Trigger: "when returning an error from a lower layer in Go",
+		Rule: "don't log the error and also return it"}
+)
+
 // TestWriterMergeJudgeVetoes: a model that calls everything a duplicate
 // does not fold a contradiction (the veto) nor the same situation with
 // another action (the other-rule guard); the overruled verdicts are
 // counted.
 func TestWriterMergeJudgeVetoes(t *testing.T) {
+	if !experience.OtherRule(lessonWrapErr.MergeLesson(), lessonLogErr.MergeLesson()) ||
+		experience.Contradicts(lessonWrapErr.MergeLesson(), lessonLogErr.MergeLesson()) {
+		t.Fatal("the other-action pair is not kept apart by the other-rule guard alone")
+	}
 	judge := recalleval.AlwaysDuplicate()
 	b := openJudged(t, judge, experience.MergeJudgeModel)
 	for _, c := range []struct {
@@ -103,14 +116,15 @@ func TestWriterMergeJudgeVetoes(t *testing.T) {
 		{"opposite polarity", lessonNoForcePush, lessonForcePush},
 		{"zh-en contradiction", lessonCtxFieldZH, lessonCtxFieldEN},
 		{"en-zh contradiction", lessonTzEN, lessonNaiveZH},
+		{"same situation, other action", lessonWrapErr, lessonLogErr},
 	} {
 		got, hs := writePair(t, b.E, "jv-"+c.name, c.a, c.b)
 		if got != experience.EvidenceCreated || len(hs) != 2 {
 			t.Errorf("%s: decision %s with %d heuristics, want created with 2", c.name, got, len(hs))
 		}
 	}
-	if st := b.E.MergeJudgeStats(); st.Calls != 3 || st.Vetoed != 3 {
-		t.Errorf("stats %+v, want 3 calls and 3 vetoed verdicts", st)
+	if st := b.E.MergeJudgeStats(); st.Calls != 4 || st.Vetoed != 4 {
+		t.Errorf("stats %+v, want 4 calls and 4 vetoed verdicts", st)
 	}
 }
 

@@ -75,6 +75,9 @@ const embedderMetaKey = "experience/embedder"
 
 // New returns the experience service.
 func New(env *app.Env, opts Options) *Service {
+	if opts.Config.Merge.Judge == experience.MergeJudgeModel && opts.Chat == nil {
+		env.Logger.Warn("experience.merge.judge is \"model\" but no chat model is configured: the heuristic writer decides without it")
+	}
 	return &Service{env: env, cfg: opts.Config, embedder: opts.Embedder, chat: opts.Chat,
 		vecs: veccache.New(opts.Embedder, opts.Snapshots), skillsDir: opts.SkillsDir,
 		projects: env.Projects, keepConsidered: opts.KeepConsidered}
