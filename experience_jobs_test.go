@@ -35,10 +35,6 @@ func withChat(srv *chatServer, delay time.Duration, mode experience.Mode) func(*
 			Timeout: 2 * time.Minute}}
 		c.Experience.AutoExtractDelay = delay
 		c.Experience.Mode = mode
-		// These tests count the extraction's calls: the merge judge
-		// (merge.judge, on by default with a chat model) is tested in
-		// internal/recalleval.
-		c.Experience.Merge.Judge = experience.MergeJudgeClassifier
 	}
 }
 

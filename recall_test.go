@@ -270,9 +270,6 @@ func TestRecallModelFilter(t *testing.T) {
 	b := setup(t, "sqlite", func(c *kaizen.Config) {
 		c.Model.Chat = []model.ProviderConfig{{BaseURL: srv.URL + "/v1", Model: "m"}}
 		c.Experience.Filter.UseModel = true
-		// The scripted model answers the filter only: the writer's merge
-		// judge (internal/recalleval tests it) stays off.
-		c.Experience.Merge.Judge = experience.MergeJudgeClassifier
 		// The model's choice is what this test checks, not the offline
 		// embedder's calibrated abstention (which moves with its lexicon):
 		// a fixed floor low enough for the memory the model keeps.

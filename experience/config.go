@@ -81,10 +81,11 @@ type MergeThresholds struct {
 	// (docs/experience.md, "The merge classifier").
 	Method string `toml:"method" json:"method,omitempty"`
 	// Judge is who labels a new lesson against its nearest heuristics:
-	// "auto" (the default, also when empty) asks the chat model when one
-	// is configured (JudgeMerge, one call per lesson with a heuristic
-	// near it) and decides by Method otherwise; "model" asks the model
-	// (without one, Method decides); "classifier" never asks it. On a
+	// "classifier" (the default, also when empty) never asks the chat
+	// model and decides by Method; "auto" asks the chat model when one is
+	// configured (JudgeMerge, one call per lesson with a heuristic near
+	// it) and decides by Method otherwise; "model" is "auto" that warns at
+	// start when no chat model is configured. On a
 	// model failure the writer decides by Method and counts it
 	// (docs/experience.md, "The model as merge judge").
 	Judge      string                      `toml:"judge" json:"judge,omitempty"`
@@ -159,7 +160,7 @@ func DefaultConfig() Config {
 		AutoExtractRescan:      DefaultAutoExtractRescan,
 		RecallTopK:             3,
 		Weights:                Weights{Topic: 0.45, Trigger: 0.35, Quality: 0.20},
-		Merge:                  MergeThresholds{Judge: MergeJudgeAuto, Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
+		Merge:                  MergeThresholds{Judge: MergeJudgeClassifier, Update: 0.85, Append: 0.60, Calibrated: OfflineMergeCalibration()},
 		Recall:                 RecallThresholds{MinTrigger: 0.5, Calibrated: OfflineRecallCalibration(), TopicText: TopicLesson},
 		Lifecycle: Lifecycle{PromoteSupportTasks: 2, PromoteEvidence: 3, MisleadingStreak: 3,
 			ValidatedWithinDays: 7},

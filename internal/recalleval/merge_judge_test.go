@@ -17,14 +17,12 @@ import (
 )
 
 // openJudged opens an engine whose chat model is judge, with the merge
-// judge set to mode ("" leaves the default, auto).
+// judge set to mode.
 func openJudged(t *testing.T, judge model.Chat, mode string) *testkit.Bundle {
 	t.Helper()
 	b := testkit.Open(t, "sqlite", func(c *kaizen.Config) {
 		c.Chat = judge
-		if mode != "" {
-			c.Experience.Merge.Judge = mode
-		}
+		c.Experience.Merge.Judge = mode
 	})
 	if b.E.EmbedderID() != experience.OfflineMergeEmbedderID() {
 		t.Skipf("embedder %s", b.E.EmbedderID())
@@ -60,7 +58,7 @@ func TestWriterMergeJudgeFollowsModel(t *testing.T) {
 	} {
 		t.Run(c.class, func(t *testing.T) {
 			judge := fixed(c.class)
-			b := openJudged(t, judge, "")
+			b := openJudged(t, judge, experience.MergeJudgeAuto)
 			got, hs := writePair(t, b.E, "j-"+c.class, lessonClockEN, lessonFakeTimer)
 			if got != c.want || len(hs) != c.heurs {
 				t.Fatalf("model says %s: decision %s with %d heuristics, want %s with %d", c.class, got, len(hs), c.want, c.heurs)
@@ -143,7 +141,7 @@ func TestWriterMergeJudgeFallback(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			judge := &recalleval.ScriptedJudge{Raw: func(recalleval.JudgeLessonText, []recalleval.JudgeLessonText) string { return raw }}
-			b := openJudged(t, judge, "")
+			b := openJudged(t, judge, experience.MergeJudgeAuto)
 			if got, hs := writePair(t, b.E, "jf-rel", lessonClockEN, lessonFakeTimer); got != experience.EvidenceCreated || len(hs) != 2 {
 				t.Errorf("related pair: %s with %d heuristics, want the classifier's created with 2", got, len(hs))
 			}
@@ -156,7 +154,7 @@ func TestWriterMergeJudgeFallback(t *testing.T) {
 		})
 	}
 	t.Run("model error", func(t *testing.T) {
-		b := openJudged(t, failingChat{}, "")
+		b := openJudged(t, failingChat{}, experience.MergeJudgeAuto)
 		if got, _ := writePair(t, b.E, "jf-err", lessonClockEN, lessonClockZH); got != experience.EvidenceUpdated {
 			t.Errorf("duplicate pair: %s, want the classifier's updated", got)
 		}
@@ -182,8 +180,16 @@ func TestWriterMergeJudgeSwitch(t *testing.T) {
 	if got, _ := writePair(t, b.E, "js-off", lessonClockEN, lessonFakeTimer); got != experience.EvidenceCreated || len(judge.Requests()) != 0 {
 		t.Errorf("judge classifier: %s after %d calls, want created after none", got, len(judge.Requests()))
 	}
-	if kaizen.DefaultConfig().Experience.Merge.Judge != experience.MergeJudgeAuto {
-		t.Error("the default judge is not auto")
+	if kaizen.DefaultConfig().Experience.Merge.Judge != experience.MergeJudgeClassifier {
+		t.Error("the default judge is not the classifier (the judge is opt-in)")
+	}
+	// The default, and an empty value, never call the model either.
+	for _, mode := range []string{"", kaizen.DefaultConfig().Experience.Merge.Judge} {
+		j := fixed("related")
+		d := openJudged(t, j, mode)
+		if got, _ := writePair(t, d.E, "js-default", lessonClockEN, lessonFakeTimer); got != experience.EvidenceCreated || len(j.Requests()) != 0 {
+			t.Errorf("judge %q: %s after %d calls, want created after none", mode, got, len(j.Requests()))
+		}
 	}
 	nb := testkit.Open(t, "sqlite")
 	if got, _ := writePair(t, nb.E, "js-none", lessonClockEN, lessonFakeTimer); got != experience.EvidenceCreated {
@@ -193,7 +199,7 @@ func TestWriterMergeJudgeSwitch(t *testing.T) {
 	// Two lessons in one experience: the second is judged against the
 	// first, created just before in the same transaction.
 	judge = fixed("duplicate")
-	b = openJudged(t, judge, "")
+	b = openJudged(t, judge, experience.MergeJudgeAuto)
 	doc, _ := json.Marshal(map[string]any{"goal": "a past task", "transferable_heuristics": []map[string]string{
 		{"kind": "avoid", "trigger": lessonClockEN.Trigger, "rule": lessonClockEN.Rule, "why": "flaky"},
 		{"kind": "avoid", "trigger": lessonClockZH.Trigger, "rule": lessonClockZH.Rule, "why": "flaky"}}})
@@ -246,7 +252,12 @@ func TestMeasureMergeJudge(t *testing.T) {
 	}
 	ctx := context.Background()
 	run := func(name string, pairs []recalleval.Pair, judge model.Chat, seen func(recalleval.Pair) bool) {
-		b := testkit.Open(t, "sqlite", func(c *kaizen.Config) { c.Chat = judge })
+		b := testkit.Open(t, "sqlite", func(c *kaizen.Config) {
+			c.Chat = judge
+			if judge != nil {
+				c.Experience.Merge.Judge = experience.MergeJudgeAuto
+			}
+		})
 		r, err := recalleval.EvalDedup(ctx, b.E, "m-", pairs)
 		if err != nil {
 			t.Fatal(err)
