@@ -112,12 +112,17 @@ func TestJudgeMergePrompt(t *testing.T) {
 
 func TestMergeJudgeConfig(t *testing.T) {
 	c := DefaultConfig()
-	if c.Merge.Judge != MergeJudgeAuto || !c.Merge.UseModel(true) || c.Merge.UseModel(false) {
-		t.Errorf("default judge %q", c.Merge.Judge)
+	if c.Merge.Judge != MergeJudgeClassifier || c.Merge.UseModel(true) {
+		t.Errorf("default judge %q: the judge is opt-in", c.Merge.Judge)
 	}
-	c.Merge.Judge = MergeJudgeClassifier
-	if c.Merge.UseModel(true) {
-		t.Error("judge classifier uses the model")
+	for judge, want := range map[string]bool{"": false, MergeJudgeClassifier: false, MergeJudgeAuto: true, MergeJudgeModel: true} {
+		c.Merge.Judge = judge
+		if got := c.Merge.UseModel(true); got != want {
+			t.Errorf("judge %q with a chat model: uses it %v, want %v", judge, got, want)
+		}
+		if c.Merge.UseModel(false) {
+			t.Errorf("judge %q without a chat model uses it", judge)
+		}
 	}
 	c.Merge.Judge = "llm"
 	var ce *ConfigError
