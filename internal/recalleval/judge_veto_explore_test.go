@@ -1,12 +1,12 @@
 package recalleval_test
 
 import (
-	"github.com/kaizenhq/kaizen/internal/recalleval"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/kaizenhq/kaizen/experience"
+	"github.com/kaizenhq/kaizen/internal/recalleval"
 )
 
 // TestExploreJudgeVetoes counts, on the dev pairs, which veto keeps each
