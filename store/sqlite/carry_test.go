@@ -211,3 +211,62 @@ func TestCarriedCacheKeptAcrossGroups(t *testing.T) {
 			st.Batches, st.Carried, groups, groups-1, st.Checkpoints)
 	}
 }
+
+// Criteria are not sharded on SQLite, so the writer carries their rows
+// from group to group like patterns (issue 17): a group that adds an event
+// to a criterion a previous group wrote reads nothing from SQL, and the
+// criterion it sees is the one that group committed. Another connection's
+// write still drops the carried rows.
+func TestCarriedCacheKeepsCriteria(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "k.db")
+	s := openAt(t, path)
+	now := time.UnixMicro(1_700_000_000_000_000).UTC()
+	addOne := func(s *sqlite.Store) (learning.Criterion, error) {
+		var got learning.Criterion
+		err := s.Update(ctx, func(tx store.Tx) error {
+			c, err := tx.LockCriterion(ctx, "p", "tests_pass", now)
+			if err != nil {
+				return err
+			}
+			c.HelpfulCount++
+			got = c
+			return tx.PutCriterion(ctx, c)
+		})
+		return got, err
+	}
+	for i := 1; i <= 3; i++ {
+		before := s.Stats().Statements
+		c, err := addOne(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HelpfulCount != int64(i) {
+			t.Fatalf("group %d: helpful count %d", i, c.HelpfulCount)
+		}
+		// the first group reads the criterion (and creates it); the
+		// later ones only write it
+		if n := s.Stats().Statements - before; i > 1 && n != 1 {
+			t.Fatalf("group %d made %d statements, want 1 (the criterion's write; its read carried)", i, n)
+		}
+	}
+	other := openAt(t, path)
+	if err := other.Update(ctx, func(tx store.Tx) error {
+		c, err := tx.LockCriterion(ctx, "p", "tests_pass", now)
+		if err != nil {
+			return err
+		}
+		c.HelpfulCount = 100
+		return tx.PutCriterion(ctx, c)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := addOne(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HelpfulCount != 101 {
+		t.Fatalf("after another connection set 100: helpful count %d, want 101 (stale carried criterion)", c.HelpfulCount)
+	}
+}
