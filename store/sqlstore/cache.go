@@ -126,6 +126,7 @@ func (t *Tx) flushRows(ctx context.Context) error {
 	}
 	var maturity []learning.Maturity
 	var patterns []learning.Pattern
+	var criteria []learning.Criterion
 	for k, e := range c.rows {
 		if !e.dirty {
 			continue
@@ -135,8 +136,12 @@ func (t *Tx) flushRows(ctx context.Context) error {
 		case criterionDelta, learning.MaturityFeedback:
 			continue // flushDeltas and flushAppends, after the rows
 		case learning.Criterion:
+			if !t.d.ShardedCriteria {
+				criteria = append(criteria, v) // below, in multi-row statements
+				break
+			}
 			err = t.writeCriterion(ctx, v)
-			if err == nil && t.d.ShardedCriteria {
+			if err == nil {
 				// the row holds the whole aggregate (LockCriterion folded the shards)
 				err = t.resetShards(ctx, v.Project, v.Name)
 			}
@@ -151,6 +156,9 @@ func (t *Tx) flushRows(ctx context.Context) error {
 			return err
 		}
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
+	}
+	if err := t.writeCriteria(ctx, criteria); err != nil {
+		return err
 	}
 	if err := t.writeRows(ctx, patterns, maturity); err != nil {
 		return err
