@@ -211,3 +211,152 @@ func TestCarriedCacheKeptAcrossGroups(t *testing.T) {
 			st.Batches, st.Carried, groups, groups-1, st.Checkpoints)
 	}
 }
+
+// Criteria are not sharded on SQLite, so the writer carries their rows
+// from group to group like patterns (issue 17): a group that adds an event
+// to a criterion a previous group wrote reads nothing from SQL, and the
+// criterion it sees is the one that group committed. Another connection's
+// write still drops the carried rows.
+func TestCarriedCacheKeepsCriteria(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "k.db")
+	s := openAt(t, path)
+	now := time.UnixMicro(1_700_000_000_000_000).UTC()
+	addOne := func(s *sqlite.Store) (learning.Criterion, error) {
+		var got learning.Criterion
+		err := s.Update(ctx, func(tx store.Tx) error {
+			c, err := tx.LockCriterion(ctx, "p", "tests_pass", now)
+			if err != nil {
+				return err
+			}
+			c.HelpfulCount++
+			got = c
+			return tx.PutCriterion(ctx, c)
+		})
+		return got, err
+	}
+	for i := 1; i <= 3; i++ {
+		before := s.Stats().Statements
+		c, err := addOne(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.HelpfulCount != int64(i) {
+			t.Fatalf("group %d: helpful count %d", i, c.HelpfulCount)
+		}
+		// the first group reads the criterion (and creates it); the
+		// later ones only write it
+		if n := s.Stats().Statements - before; i > 1 && n != 1 {
+			t.Fatalf("group %d made %d statements, want 1 (the criterion's write; its read carried)", i, n)
+		}
+	}
+	other := openAt(t, path)
+	if err := other.Update(ctx, func(tx store.Tx) error {
+		c, err := tx.LockCriterion(ctx, "p", "tests_pass", now)
+		if err != nil {
+			return err
+		}
+		c.HelpfulCount = 100
+		return tx.PutCriterion(ctx, c)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := addOne(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HelpfulCount != 101 {
+		t.Fatalf("after another connection set 100: helpful count %d, want 101 (stale carried criterion)", c.HelpfulCount)
+	}
+}
+
+// A group that changes several patterns writes them in one statement that
+// also stamps them with the pattern version it advanced (issue 17), where
+// it wrote each with an UPDATE of its own and then stamped them all again:
+// two statements per group here (the version, the patterns) instead of
+// five. Every changed pattern carries the new version, an unchanged one
+// keeps its own, and one changed by another connection in between is
+// seen.
+func TestGroupStampsPatternsInOneWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "k.db")
+	s := openAt(t, path)
+	ids := []string{"pattern-1", "pattern-2", "pattern-3", "pattern-4"}
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		for i, id := range ids {
+			if _, err := tx.InsertPattern(ctx, carryPattern(id, "content "+string(rune('a'+i)))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	changeThree := func() error {
+		return s.Update(ctx, func(tx store.Tx) error {
+			for _, id := range ids[:3] {
+				p, err := tx.LockPattern(ctx, "p", id)
+				if err != nil {
+					return err
+				}
+				p.SuccessCount++
+				if err := tx.UpdatePattern(ctx, p); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	records := func() map[string]store.PatternRecord {
+		var got []store.PatternRecord
+		if err := s.View(ctx, func(tx store.Tx) error {
+			var err error
+			got, err = tx.PatternsWithMaturity(ctx, "p", store.PatternFilter{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]store.PatternRecord{}
+		for _, r := range got {
+			out[r.Pattern.ID] = r
+		}
+		return out
+	}
+	if err := changeThree(); err != nil { // reads the patterns
+		t.Fatal(err)
+	}
+	before := records()
+	n := s.Stats().Statements
+	if err := changeThree(); err != nil { // carried: only the writes
+		t.Fatal(err)
+	}
+	if got := s.Stats().Statements - n; got != 2 {
+		t.Fatalf("a group changing three carried patterns made %d statements, want 2", got)
+	}
+	after := records()
+	for _, id := range ids[:3] {
+		if after[id].Version <= before[id].Version || after[id].Pattern.SuccessCount != before[id].Pattern.SuccessCount+1 {
+			t.Fatalf("%s: version %d → %d, successes %d → %d", id, before[id].Version, after[id].Version,
+				before[id].Pattern.SuccessCount, after[id].Pattern.SuccessCount)
+		}
+		if after[id].Version != after[ids[0]].Version {
+			t.Fatalf("%s stamped %d, %s %d: one version per group", id, after[id].Version, ids[0], after[ids[0]].Version)
+		}
+	}
+	if after[ids[3]].Version != before[ids[3]].Version {
+		t.Fatalf("the unchanged pattern's version moved: %d → %d", before[ids[3]].Version, after[ids[3]].Version)
+	}
+	var pv store.PatternVersion
+	if err := s.View(ctx, func(tx store.Tx) error {
+		var err error
+		pv, err = tx.PatternVersion(ctx, "p")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if pv.Version != after[ids[0]].Version {
+		t.Fatalf("pattern version %d, changed patterns stamped %d", pv.Version, after[ids[0]].Version)
+	}
+}

@@ -106,6 +106,8 @@ type Store struct {
 	replay    store.AggregateReplay
 	behind    atomic.Int64 // groups committed behind
 	replayed  atomic.Int64 // journal entries replayed
+	// statements of committed groups (WriterStats.Statements)
+	statements atomic.Int64
 }
 
 // WriterStats counts the writer's work: committed batches and the requests
@@ -125,12 +127,16 @@ type WriterStats struct {
 	// left staged, Replayed the journal entries replayed (behind.go).
 	Behind   int64 `json:"behind,omitempty"`
 	Replayed int64 `json:"replayed,omitempty"`
+	// Statements counts the SQL statements of committed groups (not the
+	// transaction control or the data-version read).
+	Statements int64 `json:"statements,omitempty"`
 }
 
 // Stats returns the writer's counters.
 func (s *Store) Stats() WriterStats {
 	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(),
-		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load(), Behind: s.behind.Load(), Replayed: s.replayed.Load()}
+		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load(), Behind: s.behind.Load(), Replayed: s.replayed.Load(),
+		Statements: s.statements.Load()}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -426,6 +432,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 	if err := tx.Commit(); err != nil {
 		fail(fmt.Errorf("commit sqlite transaction: %w", err))
 	} else {
+		s.statements.Add(int64(wrapped.Statements()))
 		s.committed(wrapped, version, carry, behind)
 	}
 	return results, batch, false

@@ -98,29 +98,15 @@ func stagedPatternArgs(p learning.Pattern) []any {
 		jsonList(p.ExampleTasks), p.Reason, p.SourceID, p.AntiPatternID, p.Generation, micros(p.UpdatedAt)}
 }
 
-// writeStagedPatterns writes staged patterns, in id order: on SQLite one
-// UPDATE each (a cheap local call), on PostgreSQL one multi-row UPDATE per
-// maxRowsPerStatement (a group's patterns in one round trip).
+// writeStagedPatterns writes staged patterns, in id order: one multi-row
+// UPDATE per maxRowsPerStatement (a group's patterns in one round trip);
+// on SQLite with their version stamp (pattern_stamp.go).
 func (t *Tx) writeStagedPatterns(ctx context.Context, ps []learning.Pattern) error {
 	slices.SortFunc(ps, func(a, b learning.Pattern) int {
 		return strings.Compare(a.Project+"\x00"+a.ID, b.Project+"\x00"+b.ID)
 	})
 	if !t.rowLocks() {
-		var set strings.Builder
-		for i, c := range stagedPatternCols[2:] {
-			if i > 0 {
-				set.WriteString(", ")
-			}
-			set.WriteString(c.name + " = ?")
-		}
-		q := `UPDATE patterns SET ` + set.String() + ` WHERE project = ? AND id = ?`
-		for _, p := range ps {
-			a := stagedPatternArgs(p)
-			if err := t.change(ctx, "update pattern "+p.ID, q, append(a[2:], a[0], a[1])...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return t.writeLocalPatterns(ctx, ps) // pattern_stamp.go
 	}
 	for len(ps) > 0 {
 		n := min(len(ps), maxRowsPerStatement)

@@ -109,6 +109,9 @@ func (t *Tx) Flush(ctx context.Context) error {
 	if err := t.flushDeferred(ctx); err != nil {
 		return err
 	}
+	if err := t.advanceVersions(ctx); err != nil { // pattern_stamp.go
+		return err
+	}
 	if err := t.flushRows(ctx); err != nil {
 		return err
 	}
@@ -123,6 +126,7 @@ func (t *Tx) flushRows(ctx context.Context) error {
 	}
 	var maturity []learning.Maturity
 	var patterns []learning.Pattern
+	var criteria []learning.Criterion
 	for k, e := range c.rows {
 		if !e.dirty {
 			continue
@@ -132,8 +136,12 @@ func (t *Tx) flushRows(ctx context.Context) error {
 		case criterionDelta, learning.MaturityFeedback:
 			continue // flushDeltas and flushAppends, after the rows
 		case learning.Criterion:
+			if !t.d.ShardedCriteria {
+				criteria = append(criteria, v) // below, in multi-row statements
+				break
+			}
 			err = t.writeCriterion(ctx, v)
-			if err == nil && t.d.ShardedCriteria {
+			if err == nil {
 				// the row holds the whole aggregate (LockCriterion folded the shards)
 				err = t.resetShards(ctx, v.Project, v.Name)
 			}
@@ -148,6 +156,9 @@ func (t *Tx) flushRows(ctx context.Context) error {
 			return err
 		}
 		c.put(k, cached{present: e.present, locked: e.locked, value: e.value}) // clean; undo makes it dirty again
+	}
+	if err := t.writeCriteria(ctx, criteria); err != nil {
+		return err
 	}
 	if err := t.writeRows(ctx, patterns, maturity); err != nil {
 		return err
@@ -191,21 +202,21 @@ func (t *Tx) bumpVersions(ctx context.Context) error {
 		projects = append(projects, p)
 	}
 	slices.Sort(projects)
+	stamps := t.stamps
+	t.stamps = nil
 	for _, project := range projects {
-		reset := t.resets[project]
-		v, err := one(ctx, t, "pattern version", func(s scanner) (int64, error) {
-			var v int64
-			return v, s.Scan(&v)
-		}, `INSERT INTO pattern_versions (project, version, reset_version) VALUES (?, 1, ?)
-			ON CONFLICT (project) DO UPDATE SET version = pattern_versions.version + 1,
-			reset_version = CASE WHEN ? THEN pattern_versions.version + 1 ELSE pattern_versions.reset_version END
-			RETURNING version`, project, b2i(reset), reset)
-		if err != nil {
-			return err
+		v, ok := stamps[project] // advanced before the patterns were written
+		if !ok {
+			var err error
+			if v, err = t.nextVersion(ctx, project); err != nil {
+				return err
+			}
 		}
 		ids := make([]string, 0, len(t.touched[project]))
 		for id := range t.touched[project] {
-			ids = append(ids, id)
+			if !t.stamped[rowKey{"patterns", project, id}] {
+				ids = append(ids, id)
+			}
 		}
 		slices.Sort(ids)
 		for len(ids) > 0 {
@@ -221,8 +232,20 @@ func (t *Tx) bumpVersions(ctx context.Context) error {
 			ids = ids[n:]
 		}
 	}
-	t.touched, t.resets = nil, nil
+	t.touched, t.resets, t.stamped = nil, nil, nil
 	return nil
+}
+
+// nextVersion advances the project's pattern version and returns it.
+func (t *Tx) nextVersion(ctx context.Context, project string) (int64, error) {
+	reset := t.resets[project]
+	return one(ctx, t, "pattern version", func(s scanner) (int64, error) {
+		var v int64
+		return v, s.Scan(&v)
+	}, `INSERT INTO pattern_versions (project, version, reset_version) VALUES (?, 1, ?)
+		ON CONFLICT (project) DO UPDATE SET version = pattern_versions.version + 1,
+		reset_version = CASE WHEN ? THEN pattern_versions.version + 1 ELSE pattern_versions.reset_version END
+		RETURNING version`, project, b2i(reset), reset)
 }
 
 func b2i(b bool) int64 {

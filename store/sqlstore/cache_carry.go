@@ -16,7 +16,13 @@ package sqlstore
 // tables goes through this package's cache-aware methods (InsertPattern,
 // UpdatePattern, DeletePattern, PutMaturity, DeleteMaturity), which keep
 // the cache and the content lookups exact inside a transaction. Criterion
-// rows are re-read per transaction (their events are folded as deltas).
+// rows are carried too where criteria are not sharded (SQLite): there
+// every write of the criteria table goes through LockCriterion (which
+// creates a missing row and reads it back) and PutCriterion (staged in
+// the cache), so a committed transaction's cached criterion is the row
+// (issue 17: this saves the criterion reads every group made, four per
+// group in the record bench). Sharded criteria (PostgreSQL) are re-read
+// per transaction (their events are folded as deltas into shards).
 // A transaction that did not flush (dirty rows left) or rolled back is
 // never carried: the caller carries only after COMMIT succeeded.
 
@@ -63,6 +69,11 @@ func (t *Tx) Carry(maxRows int) *CarriedCache {
 		case "patterns", "maturity":
 			cp := *e
 			rows[k] = &cp
+		case "criteria":
+			if !t.d.ShardedCriteria { // a sharded criterion's row is not the whole aggregate
+				cp := *e
+				rows[k] = &cp
+			}
 		}
 	}
 	if len(rows) == 0 && len(c.content) == 0 {

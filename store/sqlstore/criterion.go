@@ -1,10 +1,13 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kaizenhq/kaizen/learning"
@@ -121,13 +124,37 @@ func (t *Tx) PutCriterion(ctx context.Context, c learning.Criterion) error {
 }
 
 func (t *Tx) writeCriterion(ctx context.Context, c learning.Criterion) error {
-	_, err := t.exec(ctx, `INSERT INTO criteria (`+criterionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return t.writeCriteria(ctx, []learning.Criterion{c})
+}
+
+// writeCriteria writes criterion rows (unsharded: a group's criteria, in
+// (project, name) order), maxRowsPerStatement per statement.
+func (t *Tx) writeCriteria(ctx context.Context, cs []learning.Criterion) error {
+	slices.SortFunc(cs, func(a, b learning.Criterion) int {
+		return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.Name, b.Name))
+	})
+	for len(cs) > 0 {
+		n := min(len(cs), maxRowsPerStatement)
+		args := make([]any, 0, 12*n)
+		for _, c := range cs[:n] {
+			args = append(args, c.Project, c.Name, c.Helpful.Value, micros(c.Helpful.Ref), c.Harmful.Value, micros(c.Harmful.Ref),
+				c.HelpfulCount, c.HarmfulCount, c.NeutralCount, micros(c.LastValidated), micros(c.CreatedAt), micros(c.UpdatedAt))
+		}
+		if err := t.upsertCriteria(ctx, n, args); err != nil {
+			return err
+		}
+		cs = cs[n:]
+	}
+	return nil
+}
+
+func (t *Tx) upsertCriteria(ctx context.Context, n int, args []any) error {
+	_, err := t.exec(ctx, `INSERT INTO criteria (`+criterionCols+`) VALUES `+placeholders(n, 12)+`
 		ON CONFLICT (project, name) DO UPDATE SET helpful_sum = excluded.helpful_sum, helpful_ref = excluded.helpful_ref,
 		harmful_sum = excluded.harmful_sum, harmful_ref = excluded.harmful_ref, helpful_count = excluded.helpful_count,
 		harmful_count = excluded.harmful_count, neutral_count = excluded.neutral_count,
 		last_validated = excluded.last_validated, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-		c.Project, c.Name, c.Helpful.Value, micros(c.Helpful.Ref), c.Harmful.Value, micros(c.Harmful.Ref),
-		c.HelpfulCount, c.HarmfulCount, c.NeutralCount, micros(c.LastValidated), micros(c.CreatedAt), micros(c.UpdatedAt))
+		args...)
 	return err
 }
 

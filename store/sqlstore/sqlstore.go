@@ -196,6 +196,11 @@ type Tx struct {
 
 	touched map[string]map[string]bool // project → pattern ids changed
 	resets  map[string]bool            // projects with a deleted pattern
+	// stamps: the versions advanced at Flush before the staged patterns
+	// are written; stamped: the patterns written with theirs
+	// (pattern_stamp.go, SQLite)
+	stamps  map[string]int64
+	stamped map[rowKey]bool
 
 	deferred deferredOutcomes // DeferOutcomes: rows not yet written
 	pre      *prefetched      // Prefetch: reads of a group done ahead (prefetch.go)
