@@ -94,8 +94,8 @@ type JudgeLesson struct {
 	Why     string
 }
 
-// judgeItem is a lesson in the prompt.
-type judgeItem struct {
+// MergeJudgeItem is a lesson in the prompt's data.
+type MergeJudgeItem struct {
 	ID      string `json:"id,omitempty"`
 	Kind    string `json:"kind"`
 	Trigger string `json:"trigger"`
@@ -103,17 +103,27 @@ type judgeItem struct {
 	Why     string `json:"why,omitempty"`
 }
 
-func newJudgeItem(id string, l JudgeLesson) judgeItem {
-	return judgeItem{ID: id, Kind: string(l.Kind), Trigger: extractCap(l.Trigger, mergeJudgeChars),
+func newJudgeItem(id string, l JudgeLesson) MergeJudgeItem {
+	return MergeJudgeItem{ID: id, Kind: string(l.Kind), Trigger: extractCap(l.Trigger, mergeJudgeChars),
 		Rule: extractCap(l.Rule, mergeJudgeChars), Why: extractCap(l.Why, mergeJudgeChars)}
 }
 
-// mergeVerdicts is the model's answer.
-type mergeVerdicts struct {
-	Verdicts []struct {
-		ID    string `json:"id"`
-		Class string `json:"class"`
-	} `json:"verdicts"`
+// MergeJudgeInput is the JSON of the prompt's user message: the new
+// lesson and the candidates (ids from MergeJudgeIDs).
+type MergeJudgeInput struct {
+	Candidates []MergeJudgeItem `json:"candidates"`
+	NewLesson  MergeJudgeItem   `json:"new_lesson"`
+}
+
+// MergeVerdict is the model's class for one candidate.
+type MergeVerdict struct {
+	ID    string `json:"id"`
+	Class string `json:"class"`
+}
+
+// MergeVerdicts is the model's reply.
+type MergeVerdicts struct {
+	Verdicts []MergeVerdict `json:"verdicts"`
 }
 
 // ErrMergeJudge marks every failure of the merge judge (no model, a
@@ -152,7 +162,7 @@ func MergeJudgeIDs(n int) []string {
 // of ids, each class one of MergeClasses. It returns the classes in the
 // order of ids, or a *MergeJudgeError with Reply set.
 func ParseMergeVerdicts(content string, ids []string) ([]MergeClass, error) {
-	reply, err := model.DecodeJSON[mergeVerdicts](content, model.DecodeOptions{RejectRepaired: true})
+	reply, err := model.DecodeJSON[MergeVerdicts](content, model.DecodeOptions{RejectRepaired: true})
 	if err != nil {
 		return nil, &MergeJudgeError{Reply: true, Err: err}
 	}
@@ -189,11 +199,11 @@ func ParseMergeVerdicts(content string, ids []string) ([]MergeClass, error) {
 // MergeJudgeIDs).
 func MergeJudgeMessages(lesson JudgeLesson, cands []JudgeLesson) ([]model.Message, error) {
 	ids := MergeJudgeIDs(len(cands))
-	items := make([]judgeItem, len(cands))
+	in := MergeJudgeInput{Candidates: make([]MergeJudgeItem, len(cands)), NewLesson: newJudgeItem("", lesson)}
 	for i, c := range cands {
-		items[i] = newJudgeItem(ids[i], c)
+		in.Candidates[i] = newJudgeItem(ids[i], c)
 	}
-	msg, err := json.MarshalIndent(map[string]any{"new_lesson": newJudgeItem("", lesson), "candidates": items}, "", "  ")
+	msg, err := json.MarshalIndent(in, "", "  ")
 	if err != nil {
 		return nil, &MergeJudgeError{Err: err}
 	}
@@ -232,7 +242,7 @@ func JudgeMerge(ctx context.Context, chat model.Chat, lesson JudgeLesson, cands 
 			return nil
 		},
 	}
-	if _, _, err := model.ChatJSON[mergeVerdicts](ctx, chat, req, model.DecodeOptions{RejectRepaired: true}); err != nil {
+	if _, _, err := model.ChatJSON[MergeVerdicts](ctx, chat, req, model.DecodeOptions{RejectRepaired: true}); err != nil {
 		var je *MergeJudgeError
 		if errors.As(err, &je) {
 			return nil, je

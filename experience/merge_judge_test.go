@@ -78,10 +78,7 @@ func TestJudgeMergePrompt(t *testing.T) {
 		t.Fatal("the system message is not the fixed prompt")
 	}
 	user := chat.req.Messages[1].Content
-	var in struct {
-		NewLesson  judgeItem   `json:"new_lesson"`
-		Candidates []judgeItem `json:"candidates"`
-	}
+	var in MergeJudgeInput
 	if err := json.Unmarshal([]byte(user), &in); err != nil {
 		t.Fatalf("the user message is not JSON: %v", err)
 	}

@@ -12,16 +12,6 @@ import (
 	"github.com/kaizenhq/kaizen/model"
 )
 
-// JudgeLessonText is a lesson as the merge judge's prompt holds it
-// (experience.MergeJudgeMessages).
-type JudgeLessonText struct {
-	ID      string `json:"id"`
-	Kind    string `json:"kind"`
-	Trigger string `json:"trigger"`
-	Rule    string `json:"rule"`
-	Why     string `json:"why"`
-}
-
 // ScriptedJudge is a chat model standing in for the merge judge
 // (experience.JudgeMerge) in tests and measurements: it reads the prompt's
 // JSON and answers with Answer's classes, or with Raw's text when Raw is
@@ -29,9 +19,9 @@ type JudgeLessonText struct {
 type ScriptedJudge struct {
 	// Answer returns one class per candidate ("duplicate", "related",
 	// "unrelated").
-	Answer func(lesson JudgeLessonText, cands []JudgeLessonText) []string
+	Answer func(lesson experience.MergeJudgeItem, cands []experience.MergeJudgeItem) []string
 	// Raw, when set, is the reply's text whatever the prompt.
-	Raw func(lesson JudgeLessonText, cands []JudgeLessonText) string
+	Raw func(lesson experience.MergeJudgeItem, cands []experience.MergeJudgeItem) string
 
 	mu       sync.Mutex
 	requests []model.ChatRequest
@@ -54,10 +44,7 @@ func (j *ScriptedJudge) Complete(ctx context.Context, req model.ChatRequest) (mo
 	if len(req.Messages) != 2 {
 		return model.ChatResponse{}, errors.New("scripted judge: want a system and a user message")
 	}
-	var in struct {
-		NewLesson  JudgeLessonText   `json:"new_lesson"`
-		Candidates []JudgeLessonText `json:"candidates"`
-	}
+	var in experience.MergeJudgeInput
 	if err := json.Unmarshal([]byte(req.Messages[1].Content), &in); err != nil {
 		return model.ChatResponse{}, err
 	}
@@ -66,15 +53,11 @@ func (j *ScriptedJudge) Complete(ctx context.Context, req model.ChatRequest) (mo
 		content = j.Raw(in.NewLesson, in.Candidates)
 	} else {
 		classes := j.Answer(in.NewLesson, in.Candidates)
-		type verdict struct {
-			ID    string `json:"id"`
-			Class string `json:"class"`
-		}
-		var vs []verdict
+		var reply experience.MergeVerdicts
 		for i, c := range in.Candidates {
-			vs = append(vs, verdict{c.ID, classes[i]})
+			reply.Verdicts = append(reply.Verdicts, experience.MergeVerdict{ID: c.ID, Class: classes[i]})
 		}
-		b, err := json.Marshal(map[string]any{"verdicts": vs})
+		b, err := json.Marshal(reply)
 		if err != nil {
 			return model.ChatResponse{}, err
 		}
@@ -115,7 +98,7 @@ func NewOracleJudge(pairs []Pair, errPercent uint32) *OracleJudge {
 	for _, p := range pairs {
 		o.labels[pairKey(p.B.Trigger, p.B.Rule, p.A.Trigger, p.A.Rule)] = p.Label
 	}
-	o.Answer = func(l JudgeLessonText, cands []JudgeLessonText) []string {
+	o.Answer = func(l experience.MergeJudgeItem, cands []experience.MergeJudgeItem) []string {
 		out := make([]string, len(cands))
 		for i, c := range cands {
 			k := pairKey(l.Trigger, l.Rule, c.Trigger, c.Rule)
@@ -161,7 +144,7 @@ func flip(label, key string, errPercent uint32) string {
 
 // AlwaysDuplicate is an adversarial judge: every candidate is a duplicate.
 func AlwaysDuplicate() *ScriptedJudge {
-	return &ScriptedJudge{Answer: func(_ JudgeLessonText, cands []JudgeLessonText) []string {
+	return &ScriptedJudge{Answer: func(_ experience.MergeJudgeItem, cands []experience.MergeJudgeItem) []string {
 		out := make([]string, len(cands))
 		for i := range out {
 			out[i] = "duplicate"

@@ -32,7 +32,7 @@ func openJudged(t *testing.T, judge model.Chat, mode string) *testkit.Bundle {
 
 // fixed answers every candidate with class.
 func fixed(class string) *recalleval.ScriptedJudge {
-	return &recalleval.ScriptedJudge{Answer: func(_ recalleval.JudgeLessonText, cands []recalleval.JudgeLessonText) []string {
+	return &recalleval.ScriptedJudge{Answer: func(_ experience.MergeJudgeItem, cands []experience.MergeJudgeItem) []string {
 		out := make([]string, len(cands))
 		for i := range out {
 			out[i] = class
@@ -70,10 +70,7 @@ func TestWriterMergeJudgeFollowsModel(t *testing.T) {
 			if st := b.E.MergeJudgeStats(); st.Calls != 1 || st.Fallbacks != 0 {
 				t.Errorf("stats %+v, want 1 call and no fallback", st)
 			}
-			var in struct {
-				NewLesson  recalleval.JudgeLessonText   `json:"new_lesson"`
-				Candidates []recalleval.JudgeLessonText `json:"candidates"`
-			}
+			var in experience.MergeJudgeInput
 			if err := json.Unmarshal([]byte(reqs[0].Messages[1].Content), &in); err != nil {
 				t.Fatalf("the user message is not JSON: %v", err)
 			}
@@ -140,7 +137,7 @@ func TestWriterMergeJudgeFallback(t *testing.T) {
 		"truncated":     `{"verdicts":[{"id":"c1","class":"related"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			judge := &recalleval.ScriptedJudge{Raw: func(recalleval.JudgeLessonText, []recalleval.JudgeLessonText) string { return raw }}
+			judge := &recalleval.ScriptedJudge{Raw: func(experience.MergeJudgeItem, []experience.MergeJudgeItem) string { return raw }}
 			b := openJudged(t, judge, experience.MergeJudgeAuto)
 			if got, hs := writePair(t, b.E, "jf-rel", lessonClockEN, lessonFakeTimer); got != experience.EvidenceCreated || len(hs) != 2 {
 				t.Errorf("related pair: %s with %d heuristics, want the classifier's created with 2", got, len(hs))

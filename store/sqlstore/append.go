@@ -38,6 +38,19 @@ func (t *Tx) AppendMaturityFeedback(ctx context.Context, f learning.MaturityFeed
 // prepared per row count, so at most this many distinct ones per table.
 const maxRowsPerStatement = 64
 
+// inStatements calls write with rows cut into consecutive runs of at most
+// maxRowsPerStatement: the rows of one multi-row statement each.
+func inStatements[T any](rows []T, write func(run []T) error) error {
+	for len(rows) > 0 {
+		n := min(len(rows), maxRowsPerStatement)
+		if err := write(rows[:n]); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
 // flushAppends writes the appended rows, in id order.
 func (t *Tx) flushAppends(ctx context.Context) error {
 	c := t.agg
@@ -57,19 +70,21 @@ func (t *Tx) flushAppends(ctx context.Context) error {
 	slices.SortFunc(keys, func(a, b rowKey) int {
 		return strings.Compare(a.project+"\x00"+a.id, b.project+"\x00"+b.id)
 	})
-	for rest := keys; len(rest) > 0; {
-		n := min(len(rest), maxRowsPerStatement)
-		args := make([]any, 0, 9*n)
-		for _, k := range rest[:n] {
+	err := inStatements(keys, func(run []rowKey) error {
+		args := make([]any, 0, 9*len(run))
+		for _, k := range run {
 			f := c.rows[k].value.(learning.MaturityFeedback)
 			args = append(args, f.Project, f.ID, f.PatternID, f.Success, string(f.Type), f.Weight, f.TaskID,
 				micros(f.Timestamp), f.Generation)
 		}
-		q := `INSERT INTO maturity_feedback (` + maturityFeedbackCols + `) VALUES ` + placeholders(n, 9) + ` ON CONFLICT DO NOTHING`
+		q := `INSERT INTO maturity_feedback (` + maturityFeedbackCols + `) VALUES ` + placeholders(len(run), 9) + ` ON CONFLICT DO NOTHING`
 		if _, err := t.exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("insert maturity feedback: %w", err)
 		}
-		rest = rest[n:]
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, k := range keys {
 		t.forget(k)
@@ -108,8 +123,7 @@ func (t *Tx) writeStagedPatterns(ctx context.Context, ps []learning.Pattern) err
 	if !t.rowLocks() {
 		return t.writeLocalPatterns(ctx, ps) // pattern_stamp.go
 	}
-	for len(ps) > 0 {
-		n := min(len(ps), maxRowsPerStatement)
+	return inStatements(ps, func(run []learning.Pattern) error {
 		var q strings.Builder
 		q.WriteString(`UPDATE patterns AS p SET `)
 		for i, c := range stagedPatternCols[2:] {
@@ -119,8 +133,8 @@ func (t *Tx) writeStagedPatterns(ctx context.Context, ps []learning.Pattern) err
 			q.WriteString(c.name + " = v." + c.name)
 		}
 		q.WriteString(` FROM (VALUES `)
-		args := make([]any, 0, len(stagedPatternCols)*n)
-		for r, p := range ps[:n] {
+		args := make([]any, 0, len(stagedPatternCols)*len(run))
+		for r, p := range run {
 			if r > 0 {
 				q.WriteString(", ")
 			}
@@ -145,10 +159,6 @@ func (t *Tx) writeStagedPatterns(ctx context.Context, ps []learning.Pattern) err
 			q.WriteString(c.name)
 		}
 		q.WriteString(`) WHERE p.project = v.project AND p.id = v.id`)
-		if err := t.execRows(ctx, int64(n), "update patterns", q.String(), args...); err != nil {
-			return err
-		}
-		ps = ps[n:]
-	}
-	return nil
+		return t.execRows(ctx, int64(len(run)), "update patterns", q.String(), args...)
+	})
 }

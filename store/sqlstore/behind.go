@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/kaizenhq/kaizen/store"
@@ -127,19 +126,17 @@ func (t *Tx) FlushBehind(ctx context.Context, requests int, allowed bool, maxPen
 
 // writeJournal inserts the journal entries, in order (seq follows it).
 func (t *Tx) writeJournal(ctx context.Context, entries []store.AggregateEntry) error {
-	for rest := entries; len(rest) > 0; {
-		n := min(len(rest), maxRowsPerStatement)
-		args := make([]any, 0, 3*n)
-		for _, e := range rest[:n] {
+	return inStatements(entries, func(run []store.AggregateEntry) error {
+		args := make([]any, 0, 3*len(run))
+		for _, e := range run {
 			args = append(args, e.Project, e.OutcomeID, e.At.UnixNano()) // exact: a replay evaluates at the same instant
 		}
-		q := `INSERT INTO aggregate_journal (project, outcome_id, at) VALUES (?, ?, ?)` + strings.Repeat(", (?, ?, ?)", n-1)
+		q := `INSERT INTO aggregate_journal (project, outcome_id, at) VALUES ` + placeholders(len(run), 3)
 		if _, err := t.exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("journal outcomes: %w", err)
 		}
-		rest = rest[n:]
-	}
-	return nil
+		return nil
+	})
 }
 
 // Journal reads the aggregate journal in order.

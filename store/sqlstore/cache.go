@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -196,15 +197,13 @@ func (t *Tx) touch(project, id string, reset bool) {
 	}
 }
 
+// maxStampIDs bounds the pattern ids of one version-stamp statement.
+const maxStampIDs = 500
+
 func (t *Tx) bumpVersions(ctx context.Context) error {
-	projects := make([]string, 0, len(t.touched))
-	for p := range t.touched {
-		projects = append(projects, p)
-	}
-	slices.Sort(projects)
 	stamps := t.stamps
 	t.stamps = nil
-	for _, project := range projects {
+	for _, project := range slices.Sorted(maps.Keys(t.touched)) {
 		v, ok := stamps[project] // advanced before the patterns were written
 		if !ok {
 			var err error
@@ -220,7 +219,7 @@ func (t *Tx) bumpVersions(ctx context.Context) error {
 		}
 		slices.Sort(ids)
 		for len(ids) > 0 {
-			n := min(len(ids), 500)
+			n := min(len(ids), maxStampIDs)
 			args := []any{v, project}
 			for _, id := range ids[:n] {
 				args = append(args, id)

@@ -133,19 +133,14 @@ func (t *Tx) writeCriteria(ctx context.Context, cs []learning.Criterion) error {
 	slices.SortFunc(cs, func(a, b learning.Criterion) int {
 		return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.Name, b.Name))
 	})
-	for len(cs) > 0 {
-		n := min(len(cs), maxRowsPerStatement)
-		args := make([]any, 0, 12*n)
-		for _, c := range cs[:n] {
+	return inStatements(cs, func(run []learning.Criterion) error {
+		args := make([]any, 0, 12*len(run))
+		for _, c := range run {
 			args = append(args, c.Project, c.Name, c.Helpful.Value, micros(c.Helpful.Ref), c.Harmful.Value, micros(c.Harmful.Ref),
 				c.HelpfulCount, c.HarmfulCount, c.NeutralCount, micros(c.LastValidated), micros(c.CreatedAt), micros(c.UpdatedAt))
 		}
-		if err := t.upsertCriteria(ctx, n, args); err != nil {
-			return err
-		}
-		cs = cs[n:]
-	}
-	return nil
+		return t.upsertCriteria(ctx, len(run), args)
+	})
 }
 
 func (t *Tx) upsertCriteria(ctx context.Context, n int, args []any) error {

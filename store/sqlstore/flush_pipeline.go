@@ -195,7 +195,7 @@ func (t *Tx) queueShardLocks(ctx context.Context) (func(context.Context) error, 
 // advances the pattern version and stamps the changed patterns with it.
 func (t *Tx) queueVersions(ctx context.Context) error {
 	for _, ids := range t.touched {
-		if len(ids) > 500 {
+		if len(ids) > maxStampIDs {
 			return t.bumpVersions(ctx) // several stamps: the usual way
 		}
 	}

@@ -104,15 +104,14 @@ func (t *Tx) writeMaturities(ctx context.Context, ms []learning.Maturity) error 
 	slices.SortFunc(ms, func(a, b learning.Maturity) int {
 		return cmp.Or(strings.Compare(a.Project, b.Project), strings.Compare(a.PatternID, b.PatternID))
 	})
-	for len(ms) > 0 {
-		n := min(len(ms), maxRowsPerStatement)
-		args := make([]any, 0, 17*n)
-		for _, m := range ms[:n] {
+	return inStatements(ms, func(run []learning.Maturity) error {
+		args := make([]any, 0, 17*len(run))
+		for _, m := range run {
 			args = append(args, m.Project, m.PatternID, m.Helpful.Value, micros(m.Helpful.Ref), m.Harmful.Value, micros(m.Harmful.Ref),
 				m.HelpfulCount, m.HarmfulCount, m.NeutralCount, string(m.Manual), m.ManualReason, microsPtr(m.PromotedAt),
 				microsPtr(m.DeprecatedAt), micros(m.LastValidated), m.Generation, microsPtr(m.ResetAt), micros(m.UpdatedAt))
 		}
-		if _, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES `+placeholders(n, 17)+`
+		if _, err := t.exec(ctx, `INSERT INTO maturity (`+maturityCols+`) VALUES `+placeholders(len(run), 17)+`
 		ON CONFLICT (project, pattern_id) DO UPDATE SET helpful_sum = excluded.helpful_sum, helpful_ref = excluded.helpful_ref,
 		harmful_sum = excluded.harmful_sum, harmful_ref = excluded.harmful_ref, helpful_count = excluded.helpful_count,
 		harmful_count = excluded.harmful_count, neutral_count = excluded.neutral_count, manual_state = excluded.manual_state,
@@ -121,9 +120,8 @@ func (t *Tx) writeMaturities(ctx context.Context, ms []learning.Maturity) error 
 		updated_at = excluded.updated_at`, args...); err != nil {
 			return fmt.Errorf("put maturity: %w", err)
 		}
-		ms = ms[n:]
-	}
-	return nil
+		return nil
+	})
 }
 
 // ListMaturity implements store.MaturityStorage.

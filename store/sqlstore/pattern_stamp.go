@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -29,18 +30,8 @@ func (t *Tx) advanceVersions(ctx context.Context) error {
 	if t.rowLocks() || len(t.touched) == 0 {
 		return nil
 	}
-	for _, ids := range t.touched {
-		if len(ids) > 500 {
-			return nil // bumpVersions, several stamps: the usual way
-		}
-	}
-	projects := make([]string, 0, len(t.touched))
-	for p := range t.touched {
-		projects = append(projects, p)
-	}
-	slices.Sort(projects)
-	t.stamps = make(map[string]int64, len(projects))
-	for _, project := range projects {
+	t.stamps = make(map[string]int64, len(t.touched))
+	for _, project := range slices.Sorted(maps.Keys(t.touched)) {
 		v, err := t.nextVersion(ctx, project)
 		if err != nil {
 			return err
@@ -54,21 +45,16 @@ func (t *Tx) advanceVersions(ctx context.Context) error {
 // without row locks: one multi-row UPDATE per maxRowsPerStatement, which
 // stamps the touched ones with the version advanceVersions took.
 func (t *Tx) writeLocalPatterns(ctx context.Context, ps []learning.Pattern) error {
-	for len(ps) > 0 {
-		n := min(len(ps), maxRowsPerStatement)
+	return inStatements(ps, func(run []learning.Pattern) error {
 		var q strings.Builder
 		q.WriteString(`WITH v (`)
 		for _, c := range stagedPatternCols {
 			q.WriteString(c.name + ", ")
 		}
 		q.WriteString(`stamp) AS (VALUES `)
-		row := "(" + strings.Repeat("?, ", len(stagedPatternCols)) + "?)"
-		args := make([]any, 0, (len(stagedPatternCols)+1)*n)
-		for r, p := range ps[:n] {
-			if r > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString(row)
+		q.WriteString(placeholders(len(run), len(stagedPatternCols)+1))
+		args := make([]any, 0, (len(stagedPatternCols)+1)*len(run))
+		for _, p := range run {
 			var stamp any // NULL: the pattern keeps its version
 			if v, ok := t.stamps[p.Project]; ok && t.touched[p.Project][p.ID] {
 				stamp = v
@@ -85,10 +71,6 @@ func (t *Tx) writeLocalPatterns(ctx context.Context, ps []learning.Pattern) erro
 		}
 		q.WriteString(`version = coalesce(v.stamp, patterns.version) FROM v
 			WHERE patterns.project = v.project AND patterns.id = v.id`)
-		if err := t.execRows(ctx, int64(n), "update patterns", q.String(), args...); err != nil {
-			return err
-		}
-		ps = ps[n:]
-	}
-	return nil
+		return t.execRows(ctx, int64(len(run)), "update patterns", q.String(), args...)
+	})
 }

@@ -64,7 +64,8 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 			}
 		}
 		d := experience.DecideMerge(best, bestID, thresholds)
-		if i < len(verdicts) && verdicts[i] != nil {
+		modelJudged := i < len(verdicts) && verdicts[i] != nil
+		if modelJudged {
 			sim := best
 			if math.IsInf(sim, -1) {
 				sim = 0
@@ -87,7 +88,7 @@ func (s *Service) mergeHeuristics(ctx context.Context, tx store.Tx, w *vecWriter
 				d = experience.MergeDecision{Action: experience.EvidenceCreated, Similarity: d.Similarity}
 			}
 		}
-		if clf == nil && (i >= len(verdicts) || verdicts[i] == nil) && d.Action == experience.EvidenceUpdated {
+		if clf == nil && !modelJudged && d.Action == experience.EvidenceUpdated {
 			// Opposite rules are never one lesson (experience.Contradicts).
 			target, err := tx.GetHeuristic(ctx, project, d.TargetID)
 			if err != nil {

@@ -21,6 +21,19 @@ type mergeNeighbour struct {
 	cos float64
 }
 
+// sortNearest orders neighbours nearest first, ties by id.
+func sortNearest(near []mergeNeighbour) {
+	slices.SortStableFunc(near, func(a, b mergeNeighbour) int {
+		switch {
+		case a.cos > b.cos:
+			return -1
+		case a.cos < b.cos:
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+}
+
 // classifyMerge decides what candidate c does with the merge classifier
 // clf, given its nearest heuristics (best first, at most mergeNeighbours
 // are read): it updates the neighbour the classifier calls a duplicate
@@ -33,15 +46,7 @@ type mergeNeighbour struct {
 func (s *Service) classifyMerge(ctx context.Context, tx store.Tx, project string, c experience.TransferableHeuristic,
 	clf *experience.MergeClassifier, near []mergeNeighbour) (experience.MergeDecision, error) {
 	const op = "merge heuristic"
-	slices.SortStableFunc(near, func(a, b mergeNeighbour) int {
-		switch {
-		case a.cos > b.cos:
-			return -1
-		case a.cos < b.cos:
-			return 1
-		}
-		return strings.Compare(a.id, b.id)
-	})
+	sortNearest(near)
 	if len(near) > mergeNeighbours {
 		near = near[:mergeNeighbours]
 	}

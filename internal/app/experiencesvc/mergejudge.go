@@ -20,10 +20,9 @@ import (
 // contradiction veto and the other-rule guard.
 
 // judged is the model's verdict on one existing heuristic (or on an
-// earlier lesson of the same experience: key "batch:<index>").
+// earlier lesson of the same experience: id "batch:<index>").
 type judged struct {
-	key   string
-	cos   float64
+	mergeNeighbour
 	class experience.MergeClass
 }
 
@@ -78,38 +77,30 @@ func (s *Service) judgeLessons(ctx context.Context, op, project string, cands []
 			if err != nil {
 				return err
 			}
-			var near []judged
+			var near []mergeNeighbour
 			for _, h := range hits {
-				near = append(near, judged{key: h.ID, cos: float64(h.Score)})
+				near = append(near, mergeNeighbour{h.ID, float64(h.Score)})
 			}
 			for j := range i {
 				if !veccache.ZeroVector(vecs[j]) {
-					near = append(near, judged{key: batchKey(j), cos: dot(vec, vecs[j])})
+					near = append(near, mergeNeighbour{batchKey(j), dot(vec, vecs[j])})
 				}
 			}
-			near = slices.DeleteFunc(near, func(n judged) bool {
+			near = slices.DeleteFunc(near, func(n mergeNeighbour) bool {
 				return math.IsNaN(n.cos) || n.cos < experience.MergeJudgeFloor
 			})
-			slices.SortStableFunc(near, func(a, b judged) int {
-				switch {
-				case a.cos > b.cos:
-					return -1
-				case a.cos < b.cos:
-					return 1
-				}
-				return strings.Compare(a.key, b.key)
-			})
+			sortNearest(near)
 			for _, n := range near {
 				if len(asks[i].near) == experience.MergeJudgeCandidates {
 					break
 				}
 				var l experience.JudgeLesson
-				if j, ok := strings.CutPrefix(n.key, "batch:"); ok {
+				if j, ok := strings.CutPrefix(n.id, "batch:"); ok {
 					k, _ := strconv.Atoi(j)
 					c := cands[k]
 					l = experience.JudgeLesson{Kind: c.Kind, Trigger: c.Trigger, Rule: c.Rule, Why: c.Why}
 				} else {
-					h, err := tx.GetHeuristic(ctx, project, n.key)
+					h, err := tx.GetHeuristic(ctx, project, n.id)
 					if errors.Is(err, store.ErrNotFound) {
 						continue
 					}
@@ -118,7 +109,7 @@ func (s *Service) judgeLessons(ctx context.Context, op, project string, cands []
 					}
 					l = experience.JudgeLesson{Kind: h.Kind, Trigger: h.Trigger, Rule: h.Rule, Why: h.Why}
 				}
-				asks[i].near = append(asks[i].near, n)
+				asks[i].near = append(asks[i].near, judged{mergeNeighbour: n})
 				asks[i].texts = append(asks[i].texts, l)
 			}
 		}
@@ -170,8 +161,8 @@ func (s *Service) applyVerdicts(ctx context.Context, tx store.Tx, project string
 			if v.class != want {
 				continue
 			}
-			id := v.key
-			if j, ok := strings.CutPrefix(v.key, "batch:"); ok {
+			id := v.id
+			if j, ok := strings.CutPrefix(v.id, "batch:"); ok {
 				k, _ := strconv.Atoi(j)
 				if id = made[k]; id == "" {
 					continue
