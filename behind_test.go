@@ -187,6 +187,12 @@ func TestAggregatesBehindEqualsInline(t *testing.T) {
 				return log, state, stats
 			}
 			wantLog, wantState, _ := run("inline", false)
+			// "idle": the writer also writes staged aggregates when idle,
+			// at moments that depend on scheduling; results and reads stay
+			// those of the inline path whenever it does
+			if log, state, stats := run("idle", false); log != wantLog || state != wantState || stats.Behind == 0 {
+				t.Errorf("idle: %d groups behind; results:\n%s\naggregates:\n%s", stats.Behind, firstDiff(wantLog, log), firstDiff(wantState, state))
+			}
 			for _, reopens := range []bool{false, true} {
 				log, state, stats := run("behind", reopens)
 				if stats.Behind == 0 {
@@ -272,11 +278,19 @@ func TestAggregatesBehindReadYourWrites(t *testing.T) {
 	}
 }
 
-// Concurrent recorders on the behind path: exact counts.
+// Concurrent recorders on the behind and idle paths: exact counts.
 func TestAggregatesBehindConcurrentCounts(t *testing.T) {
-	t.Parallel()
+	for _, mode := range []string{"behind", "idle"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			concurrentCounts(t, mode)
+		})
+	}
+}
+
+func concurrentCounts(t *testing.T, mode string) {
 	c := testkit.NewClock(testkit.Start)
-	e := behindEngine(t, filepath.Join(t.TempDir(), "kaizen.db"), c, "behind")
+	e := behindEngine(t, filepath.Join(t.TempDir(), "kaizen.db"), c, mode)
 	defer e.Close()
 	const workers, each = 16, 25
 	var wg sync.WaitGroup
@@ -324,6 +338,7 @@ func TestAggregatesBehindConcurrentCounts(t *testing.T) {
 	// failures, the patterns are inverted, and recordings that touch an
 	// anti-pattern are written inline; a group rerun with savepoints is
 	// too. A loaded machine once saw every group written inline.
-	t.Logf("%d groups committed behind", writerStats(e).Behind)
+	st := writerStats(e)
+	t.Logf("%d groups committed behind, %d idle flushes: %+v", st.Behind, st.IdleFlushes, st)
 	_ = learning.KindPattern
 }

@@ -183,7 +183,7 @@ func TestKillChild(t *testing.T) {
 			defer wg.Done()
 			for i := 0; ; i++ {
 				success := i%3 != 0
-				if cfg.StoreOptions.Aggregates == "behind" {
+				if a := cfg.StoreOptions.Aggregates; a == "behind" || a == "idle" {
 					// successes first: the pattern is never inverted (an
 					// inversion would stop the child before the kill, and
 					// its group writes the aggregates inline)
@@ -226,13 +226,24 @@ func TestKillDuringRecordingBehind(t *testing.T) {
 	killDuringRecording(t, "behind")
 }
 
+// The same with the aggregates behind only while the writer is busy
+// ([store] aggregates = "idle"): a kill leaves whatever the journal holds
+// at that moment, and the reopen replays it.
+func TestKillDuringRecordingIdle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	t.Parallel()
+	killDuringRecording(t, "idle")
+}
+
 func killDuringRecording(t *testing.T, aggregates string) {
 	db := filepath.Join(t.TempDir(), "kill.db")
 	acked := map[string]bool{}
 	for round := range 8 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-test.v=false")
 		cmd.Env = append(os.Environ(), "KAIZEN_KILL_CHILD_DB="+db, "KAIZEN_KILL_CHILD_AGGREGATES="+aggregates)
-		if aggregates == "behind" {
+		if aggregates != "inline" {
 			// new tasks every round: each round's outcomes are journaled
 			// (a task recorded again is unchanged, which writes inline)
 			cmd.Env = append(cmd.Env, sprintf("KAIZEN_KILL_CHILD_ROUND=r%d-", round))

@@ -127,7 +127,7 @@ func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration ti
 		case *sqlite.Store:
 			if ws := st.Stats(); ws.Batches > 0 {
 				res.PerCommit = float64(ws.Requests) / float64(ws.Batches)
-				res.GroupsBehind, res.Groups = ws.Behind, ws.Batches
+				res.GroupsBehind, res.Groups, res.IdleFlushes = ws.Behind, ws.Batches, ws.IdleFlushes
 			}
 		case *postgres.Store: // group commit too (issue 17)
 			if ws := st.Stats(); ws.Batches > 0 {

@@ -218,9 +218,12 @@ type RecordResult struct {
 	// request (its WriterStats), when the backend counts them.
 	RoundTripsPerOutcome float64 `json:"round_trips_per_outcome,omitempty"`
 	// GroupsBehind and Groups: SQLite's committed groups that left their
-	// outcomes' aggregates staged ([store] aggregates = "behind"), of all.
+	// outcomes' aggregates staged ([store] aggregates = "behind" or
+	// "idle"), of all; IdleFlushes the groups the writer ran on its own
+	// to write staged aggregates when idle ("idle").
 	GroupsBehind int64 `json:"groups_behind,omitempty"`
 	Groups       int64 `json:"groups,omitempty"`
+	IdleFlushes  int64 `json:"idle_flushes,omitempty"`
 	// Durability says when an outcome is acknowledged; the caller sets it
 	// from the backend (see `kaizen bench`).
 	Durability string `json:"durability,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kaizenhq/kaizen/store"
 	"github.com/kaizenhq/kaizen/store/sqlstore"
@@ -95,13 +96,50 @@ func (s *Store) aggregateBarrier(ctx context.Context) error {
 	return s.queue.Submit(ctx, func(store.Tx) error { return nil })
 }
 
-// flush ends a group: the full Flush, or with the option (or a journal to
-// empty) FlushBehind.
-func (s *Store) flush(ctx context.Context, tx *sqlstore.Tx, requests int, isolate bool) (behind bool, err error) {
-	if !s.opts.AggregatesBehind && !s.journaled.Load() {
+// idleFlushDelay is how long the writer of "idle" waits for a request,
+// with aggregates staged, before it writes them on its own; maxStaleness
+// bounds how long an acknowledged outcome's aggregates stay staged while
+// the writer is never idle. Another process reading the file sees an
+// outcome's aggregates at most about maxStaleness after its commit.
+const (
+	idleFlushDelay = 10 * time.Millisecond
+	maxStaleness   = time.Second
+)
+
+// defersAggregates says whether a group lets its outcomes' aggregates
+// stay staged: always with "behind"; with "idle" unless the oldest staged
+// outcome is maxStaleness old.
+func (s *Store) defersAggregates() bool {
+	if s.opts.AggregatesBehind {
+		return true
+	}
+	return s.opts.AggregatesWhenIdle && (!s.journaled.Load() || time.Since(s.stagedSince) < maxStaleness)
+}
+
+// idleFlushDue says whether the writer writes staged aggregates when it
+// is idle, and at Close ("idle"; "behind" leaves them to the next write or
+// read, or to the replay after the next open). Only aggregates this
+// writer staged, and one attempt each time: a journal found at Open, or
+// left by a flush that failed, is written by the next group as with
+// "behind".
+func (s *Store) idleFlushDue() bool {
+	return s.opts.AggregatesWhenIdle && !s.opts.AggregatesBehind && s.journaled.Load() && !s.stagedSince.IsZero()
+}
+
+// idleFlush is the writer's own group that writes the staged aggregates.
+func (s *Store) idleFlush() {
+	s.stagedSince = time.Time{} // one attempt (idleFlushDue)
+	s.commit([]*request{{Ctx: context.Background(), Fn: func(store.Tx) error { return nil }, Done: make(chan error, 1)}})
+	s.idleFlushes.Add(1)
+}
+
+// flush ends a group: the full Flush, or when the group defers (allowed)
+// or a journal is to be emptied, FlushBehind.
+func (s *Store) flush(ctx context.Context, tx *sqlstore.Tx, requests int, allowed bool) (behind bool, err error) {
+	if !allowed && !s.journaled.Load() {
 		return false, tx.Flush(ctx)
 	}
-	return tx.FlushBehind(ctx, requests, s.opts.AggregatesBehind && !isolate, maxPendingAggregates)
+	return tx.FlushBehind(ctx, requests, allowed, maxPendingAggregates)
 }
 
 // committed keeps what a committed group leaves for the next one: its
@@ -109,6 +147,9 @@ func (s *Store) flush(ctx context.Context, tx *sqlstore.Tx, requests int, isolat
 func (s *Store) committed(tx *sqlstore.Tx, version int64, carry, behind bool) {
 	if behind {
 		s.carried, s.dataVersion = tx.CarryAll(), version
+		if !s.journaled.Load() {
+			s.stagedSince = time.Now()
+		}
 		s.journaled.Store(true)
 		s.behind.Add(1)
 		return

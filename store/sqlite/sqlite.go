@@ -55,6 +55,11 @@ type Options struct {
 	// acknowledged commit, coalesced and journaled ([store] aggregates =
 	// "behind"; behind.go).
 	AggregatesBehind bool
+	// AggregatesWhenIdle writes them behind too, but at the latest once the
+	// writer has had nothing to do for idleFlushDelay, or once the oldest
+	// staged outcome is maxStaleness old, and at Close ([store] aggregates
+	// = "idle"; behind.go). AggregatesBehind wins when both are set.
+	AggregatesWhenIdle bool
 }
 
 // Store is the SQLite backend.
@@ -106,6 +111,12 @@ type Store struct {
 	replay    store.AggregateReplay
 	behind    atomic.Int64 // groups committed behind
 	replayed  atomic.Int64 // journal entries replayed
+	// idleFlushes counts the groups the writer ran on its own to write
+	// staged aggregates when idle ("idle", behind.go)
+	idleFlushes atomic.Int64
+	// stagedSince is when the oldest staged outcome committed ("idle";
+	// the writer's own)
+	stagedSince time.Time
 	// statements of committed groups (WriterStats.Statements)
 	statements atomic.Int64
 }
@@ -127,6 +138,13 @@ type WriterStats struct {
 	// left staged, Replayed the journal entries replayed (behind.go).
 	Behind   int64 `json:"behind,omitempty"`
 	Replayed int64 `json:"replayed,omitempty"`
+	// IdleFlushes counts the groups the writer ran on its own, finding no
+	// request waiting, to write staged aggregates ([store] aggregates =
+	// "idle"; not in Batches).
+	IdleFlushes int64 `json:"idle_flushes,omitempty"`
+	// Waiting is the number of writes waiting now for the writer to take
+	// them (a gauge).
+	Waiting int64 `json:"waiting,omitempty"`
 	// Statements counts the SQL statements of committed groups (not the
 	// transaction control or the data-version read).
 	Statements int64 `json:"statements,omitempty"`
@@ -136,7 +154,7 @@ type WriterStats struct {
 func (s *Store) Stats() WriterStats {
 	return WriterStats{Batches: s.batches.Load(), Requests: s.requests.Load(), Reruns: s.reruns.Load(),
 		Checkpoints: s.checkpoints.Load(), Carried: s.adopted.Load(), Behind: s.behind.Load(), Replayed: s.replayed.Load(),
-		Statements: s.statements.Load()}
+		IdleFlushes: s.idleFlushes.Load(), Statements: s.statements.Load(), Waiting: int64(s.queue.Waiting())}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -185,8 +203,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.BusyTimeoutMs <= 0 {
 		opts.BusyTimeoutMs = 10_000
 	}
-	if os.Getenv("KAIZEN_TEST_AGGREGATES") == "behind" {
-		opts.AggregatesBehind = true // run a test suite on the behind path (behind.go)
+	switch os.Getenv("KAIZEN_TEST_AGGREGATES") { // run a test suite on the behind path (behind.go)
+	case "behind":
+		opts.AggregatesBehind = true
+	case "idle":
+		opts.AggregatesWhenIdle = true
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -289,8 +310,22 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 func (s *Store) writeLoop() {
 	defer close(s.done)
 	for {
-		batch := s.queue.Next(s.opts.MaxBatch)
+		var batch []*request
+		if s.idleFlushDue() { // behind.go
+			b, idle := s.queue.NextWithin(s.opts.MaxBatch, idleFlushDelay)
+			if idle { // the staged aggregates, while nobody waits
+				s.idleFlush()
+				s.kickCheckpoint()
+				continue
+			}
+			batch = b
+		} else {
+			batch = s.queue.Next(s.opts.MaxBatch)
+		}
 		if batch == nil {
+			if s.idleFlushDue() { // closing: leave no journal to replay
+				s.idleFlush()
+			}
 			return
 		}
 		n := s.commit(batch)
@@ -353,7 +388,8 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		return results, batch, false
 	}
 	dialect := groupDialect
-	if s.opts.AggregatesBehind {
+	deferring := s.defersAggregates() // behind.go
+	if deferring {
 		dialect = behindDialect
 	}
 	if isolate {
@@ -418,7 +454,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 		s.rollback(tx, wrapped) // behind.go
 		return results, batch, false
 	}
-	behind, err := s.flush(ctx, wrapped, ok, isolate)
+	behind, err := s.flush(ctx, wrapped, ok, deferring && !isolate)
 	if err != nil { // staged aggregate and deferred rows
 		s.rollback(tx, wrapped) // behind.go
 		if !isolate && len(batch) > 1 {
@@ -541,7 +577,9 @@ func OpenEphemeral(ctx context.Context) (*Store, error) {
 
 func init() {
 	store.Register("sqlite", func(ctx context.Context, path string) (store.Store, error) {
-		return Open(ctx, path, Options{AggregatesBehind: store.OpenOptionsOf(ctx).Aggregates == "behind"})
+		// [store] aggregates: "idle" unless set ("inline", "behind")
+		agg := store.OpenOptionsOf(ctx).Aggregates
+		return Open(ctx, path, Options{AggregatesBehind: agg == "behind", AggregatesWhenIdle: agg == "idle" || agg == ""})
 	})
 	store.Register("memory", func(ctx context.Context, _ string) (store.Store, error) {
 		return OpenEphemeral(ctx)

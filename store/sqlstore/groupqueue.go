@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"sync/atomic"
+	"time"
 
 	"github.com/kaizenhq/kaizen/store"
 )
@@ -18,8 +20,9 @@ type GroupRequest struct {
 // PostgreSQL stores). Submit waits for the request's result; the writer
 // takes groups with Next and answers each request on its Done channel.
 type GroupQueue struct {
-	reqs chan *GroupRequest
-	quit <-chan struct{}
+	reqs    chan *GroupRequest
+	quit    <-chan struct{}
+	waiting atomic.Int64 // Submits not yet taken by the writer
 }
 
 // NewGroupQueue returns a queue that stops taking requests once quit is
@@ -34,15 +37,23 @@ func NewGroupQueue(quit <-chan struct{}) *GroupQueue {
 // cancelled ctx returns ctx.Err() and a closed queue store.ErrClosed.
 func (q *GroupQueue) Submit(ctx context.Context, fn func(store.Tx) error) error {
 	req := &GroupRequest{Ctx: ctx, Fn: fn, Done: make(chan error, 1)}
+	q.waiting.Add(1)
 	select {
 	case q.reqs <- req:
+		q.waiting.Add(-1)
 	case <-ctx.Done():
+		q.waiting.Add(-1)
 		return ctx.Err()
 	case <-q.quit:
+		q.waiting.Add(-1)
 		return store.ErrClosed
 	}
 	return <-req.Done
 }
+
+// Waiting returns the number of Submits waiting for the writer to take
+// their request.
+func (q *GroupQueue) Waiting() int { return int(q.waiting.Load()) }
 
 // Next waits for a request and returns it with the requests already
 // waiting, max at most (a group); nil once the queue is closed.
@@ -55,6 +66,22 @@ func (q *GroupQueue) Next(max int) []*GroupRequest {
 		return nil
 	}
 	return q.Drain(batch, max)
+}
+
+// NextWithin is Next waiting at most d: idle is true when no request
+// came in that time (batch nil); nil and false once the queue is closed.
+func (q *GroupQueue) NextWithin(max int, d time.Duration) (batch []*GroupRequest, idle bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-q.reqs:
+		batch = append(batch, r)
+	case <-t.C:
+		return nil, true
+	case <-q.quit:
+		return nil, false
+	}
+	return q.Drain(batch, max), false
 }
 
 // Drain appends the requests already waiting to batch, without blocking,
