@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Aggregates applied behind (SQLite's [store] aggregates = "behind"). A
+// Aggregates applied behind (SQLite's [store] aggregates = "idle", the
+// default, or "behind"). A
 // store that supports it acknowledges an outcome once the outcome row and
 // a journal entry are durable, and writes the aggregates the outcome
 // changed (criteria, pattern counts and maturity, maturity feedback,
@@ -38,9 +39,10 @@ type AggregateReplay func(ctx context.Context, tx Tx, entries []AggregateEntry) 
 // OpenOptions are backend options of store.Open carried by its context
 // (the engine's [store] configuration).
 type OpenOptions struct {
-	// Aggregates is "behind" to apply recorded outcomes' aggregates
-	// behind their commit (SQLite; ignored by PostgreSQL), "" or "inline"
-	// otherwise.
+	// Aggregates is where SQLite writes recorded outcomes' aggregates
+	// (PostgreSQL ignores it): "idle" or "" behind their commit and at the
+	// latest when the writer is idle, "behind" behind their commit until
+	// the next read or other write, "inline" in their commit.
 	Aggregates string
 }
 

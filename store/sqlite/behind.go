@@ -11,8 +11,9 @@ import (
 	"github.com/kaizenhq/kaizen/store/sqlstore"
 )
 
-// Aggregates applied behind (Options.AggregatesBehind, [store] aggregates
-// = "behind"; issue 17). A group whose requests all recorded outcomes that
+// Aggregates applied behind (Options.AggregatesWhenIdle, [store]
+// aggregates = "idle", the engine's default; Options.AggregatesBehind,
+// "behind"; issue 17). A group whose requests all recorded outcomes that
 // deferred their aggregates (store.AggregateDeferrer) commits only its
 // outcome, task and job rows and one aggregate_journal row per outcome;
 // the aggregate rows those outcomes changed stay staged in the writer's
@@ -35,8 +36,10 @@ import (
 // Read-your-writes: while aggregates are staged, View first submits an
 // empty write, whose group writes them, so a read started after an
 // acknowledged outcome sees its aggregates. Another process reading the
-// file sees them once this process writes them (at its next non-outcome
-// write or read, or its next open).
+// file sees them once this process writes them: with "idle" at the latest
+// once the writer has waited idleFlushDelay for a request, once the oldest
+// staged outcome is maxStaleness old, or at Close; with "behind" at its
+// next non-outcome write or read, or its next open.
 
 // maxPendingAggregates bounds the rows a behind group leaves staged: past
 // it the group writes them.

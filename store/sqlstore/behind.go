@@ -10,7 +10,7 @@ import (
 )
 
 // Aggregates applied behind the acknowledged commit (Dialect.AggregatesBehind,
-// SQLite's writer with [store] aggregates = "behind"; see store/behind.go
+// SQLite's writer with [store] aggregates = "idle" or "behind"; see store/behind.go
 // and store/sqlite/behind.go).
 //
 // A recording request that can be replayed exactly calls DeferAggregates:

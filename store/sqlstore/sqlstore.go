@@ -58,7 +58,7 @@ type Dialect struct {
 	DeferOutcomes bool
 	// AggregatesBehind lets a recorded outcome's aggregates stay in the
 	// aggregate cache past the commit that acknowledges it, journaled
-	// (behind.go; SQLite's writer with [store] aggregates = "behind").
+	// (behind.go; SQLite's writer with [store] aggregates = "idle" or "behind").
 	AggregatesBehind bool
 	// GroupKeyLocks makes LockKey lock the key's class in its project (the
 	// key up to its first "/"), once per transaction; see ledger_group.go.

@@ -10,10 +10,10 @@ import (
 )
 
 // Aggregates applied behind the outcome's commit (store/behind.go, SQLite's
-// [store] aggregates = "behind"). A recording journals its outcome when
-// replaying it reproduces every aggregate write it made: its criterion
-// events and its patterns' observations (maturity feedback, counts,
-// maturity), at the instant it evaluated them. A recording that replaced
+// [store] aggregates = "idle", the default, or "behind"). A recording
+// journals its outcome when replaying it reproduces every aggregate write
+// it made: its criterion events and its patterns' observations (maturity
+// feedback, counts, maturity), at the instant it evaluated them. A recording that replaced
 // an inferred outcome, inverted a pattern or touched one with an
 // anti-pattern (whose ids or removals a replay would not reproduce) is
 // not journaled: its group writes everything in its commit.
