@@ -80,22 +80,31 @@ func burst(t *testing.T, st *sqlite.Store, record func(i int) error, n int) {
 	}
 }
 
-func TestAggregatesIdleWritesWhenIdle(t *testing.T) {
-	t.Parallel()
-	c := testkit.NewClock(testkit.Start)
-	db := filepath.Join(t.TempDir(), "kaizen.db")
-	e := behindEngine(t, db, c, "idle")
-	st := e.Store().(*sqlite.Store)
-	record := func(round int) func(i int) error {
+// burstEngine opens an engine with the aggregates setting mode on a new
+// file and records a first outcome, so that the pattern exists before any
+// burst (its creation is written inline); record(round)(i) records the
+// i-th outcome of a burst.
+func burstEngine(t *testing.T, mode string) (db string, c *testkit.Clock, e *kaizen.Engine, st *sqlite.Store, record func(round int) func(i int) error) {
+	t.Helper()
+	c = testkit.NewClock(testkit.Start)
+	db = filepath.Join(t.TempDir(), "kaizen.db")
+	e = behindEngine(t, db, c, mode)
+	st = e.Store().(*sqlite.Store)
+	record = func(round int) func(i int) error {
 		return func(i int) error {
 			_, err := e.RecordOutcome(ctx, outcome(sprintf("bd-%d-%d", round, i), true, "Split by feature"))
 			return err
 		}
 	}
-	// the pattern exists before the bursts (its creation is written inline)
 	if err := record(0)(0); err != nil {
 		t.Fatal(err)
 	}
+	return db, c, e, st, record
+}
+
+func TestAggregatesIdleWritesWhenIdle(t *testing.T) {
+	t.Parallel()
+	db, c, e, st, record := burstEngine(t, "idle")
 	const n = 12
 	flushes := st.Stats().IdleFlushes
 	burst(t, st, record(1), n)
@@ -147,18 +156,9 @@ func TestAggregatesIdleWritesWhenIdle(t *testing.T) {
 // while the engine sits idle, and Close leaves them in the journal.
 func TestAggregatesBehindStaysStagedWhenIdle(t *testing.T) {
 	t.Parallel()
-	c := testkit.NewClock(testkit.Start)
-	db := filepath.Join(t.TempDir(), "kaizen.db")
-	e := behindEngine(t, db, c, "behind")
-	st := e.Store().(*sqlite.Store)
-	if _, err := e.RecordOutcome(ctx, outcome("bd-0", true, "Split by feature")); err != nil {
-		t.Fatal(err)
-	}
+	db, _, e, st, record := burstEngine(t, "behind")
 	const n = 12
-	burst(t, st, func(i int) error {
-		_, err := e.RecordOutcome(ctx, outcome(sprintf("bd-1-%d", i), true, "Split by feature"))
-		return err
-	}, n)
+	burst(t, st, record(1), n)
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
