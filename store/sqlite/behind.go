@@ -90,13 +90,17 @@ func (s *Store) replayJournal(ctx context.Context, tx *sqlstore.Tx) error {
 	return nil
 }
 
+// noWrite is the empty write of the barrier and the idle flush: its group
+// writes the staged aggregates and empties the journal.
+func noWrite(store.Tx) error { return nil }
+
 // aggregateBarrier makes the staged aggregates visible to a read: an
 // empty write, whose group writes them.
 func (s *Store) aggregateBarrier(ctx context.Context) error {
 	if !s.journaled.Load() {
 		return nil
 	}
-	return s.queue.Submit(ctx, func(store.Tx) error { return nil })
+	return s.queue.Submit(ctx, noWrite)
 }
 
 // idleFlushDelay is how long the writer of "idle" waits for a request,
@@ -132,7 +136,7 @@ func (s *Store) idleFlushDue() bool {
 // idleFlush is the writer's own group that writes the staged aggregates.
 func (s *Store) idleFlush() {
 	s.stagedSince = time.Time{} // one attempt (idleFlushDue)
-	s.commit([]*request{{Ctx: context.Background(), Fn: func(store.Tx) error { return nil }, Done: make(chan error, 1)}})
+	s.commit([]*request{{Ctx: context.Background(), Fn: noWrite, Done: make(chan error, 1)}})
 	s.idleFlushes.Add(1)
 }
 

@@ -37,16 +37,18 @@ func NewGroupQueue(quit <-chan struct{}) *GroupQueue {
 // cancelled ctx returns ctx.Err() and a closed queue store.ErrClosed.
 func (q *GroupQueue) Submit(ctx context.Context, fn func(store.Tx) error) error {
 	req := &GroupRequest{Ctx: ctx, Fn: fn, Done: make(chan error, 1)}
+	var err error
 	q.waiting.Add(1)
 	select {
 	case q.reqs <- req:
-		q.waiting.Add(-1)
 	case <-ctx.Done():
-		q.waiting.Add(-1)
-		return ctx.Err()
+		err = ctx.Err()
 	case <-q.quit:
-		q.waiting.Add(-1)
-		return store.ErrClosed
+		err = store.ErrClosed
+	}
+	q.waiting.Add(-1)
+	if err != nil {
+		return err
 	}
 	return <-req.Done
 }
@@ -58,14 +60,8 @@ func (q *GroupQueue) Waiting() int { return int(q.waiting.Load()) }
 // Next waits for a request and returns it with the requests already
 // waiting, max at most (a group); nil once the queue is closed.
 func (q *GroupQueue) Next(max int) []*GroupRequest {
-	var batch []*GroupRequest
-	select {
-	case r := <-q.reqs:
-		batch = append(batch, r)
-	case <-q.quit:
-		return nil
-	}
-	return q.Drain(batch, max)
+	batch, _ := q.next(max, nil)
+	return batch
 }
 
 // NextWithin is Next waiting at most d: idle is true when no request
@@ -73,15 +69,19 @@ func (q *GroupQueue) Next(max int) []*GroupRequest {
 func (q *GroupQueue) NextWithin(max int, d time.Duration) (batch []*GroupRequest, idle bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	return q.next(max, t.C)
+}
+
+// next waits for a request until timeout fires (never when nil).
+func (q *GroupQueue) next(max int, timeout <-chan time.Time) (batch []*GroupRequest, idle bool) {
 	select {
 	case r := <-q.reqs:
-		batch = append(batch, r)
-	case <-t.C:
+		return q.Drain([]*GroupRequest{r}, max), false
+	case <-timeout:
 		return nil, true
 	case <-q.quit:
 		return nil, false
 	}
-	return q.Drain(batch, max), false
 }
 
 // Drain appends the requests already waiting to batch, without blocking,
