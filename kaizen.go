@@ -101,7 +101,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		OutcomeTx: func(ctx context.Context, tx store.Tx, o learning.Outcome, replaced string, now time.Time) error {
 			return e.experience.EnqueueExtraction(ctx, tx, o.Project, o.TaskID, o.ID, replaced == "", now)
 		},
-		OutcomeRecorded: func(string, string) { runner.Wake() },
+		// the runner wakes when the extraction is due before it would look
+		OutcomeRecorded: func(string, string) {
+			if at, ok := e.experience.ExtractionDue(env.Now()); ok {
+				runner.WakeAt(at)
+			}
+		},
 	})
 	if r, ok := st.(interface{ SetAggregateReplay(store.AggregateReplay) }); ok {
 		r.SetAggregateReplay(e.learning.ReplayAggregates) // config_store.go

@@ -75,15 +75,15 @@ type decayReport struct {
 
 func benchCommand(a *app) *cobra.Command {
 	var (
-		callers                 int
-		duration                time.Duration
-		patterns, events, calls int
-		decayEvents, mcpClients int
-		heuristics, memories    int
-		recalls, merges         int
-		only, cpuProfile        string
-		keep, compareRaw        bool
-		rawRows, rounds         int
+		callers                  int
+		duration                 time.Duration
+		patterns, events, calls  int
+		decayEvents, mcpClients  int
+		heuristics, memories     int
+		recalls, merges          int
+		only, cpuProfile         string
+		keep, compareRaw, noJobs bool
+		rawRows, rounds          int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -92,7 +92,9 @@ func benchCommand(a *app) *cobra.Command {
 print the results:
 
   record    concurrent callers record durable outcomes (4 criteria, 2 patterns each)
-            for --duration: outcomes per second and per-call latency percentiles;
+            for --duration, with the engine's background job runner running as in
+            kaizen serve (--no-jobs: without it): outcomes per second and per-call
+            latency percentiles;
             with --compare-raw, the raw driver ceiling in the same run (the same
             driver and durability inserting into a plain table, 1 row and then
             --raw-rows rows per transaction, --callers callers) and the ratios
@@ -172,7 +174,7 @@ docs/BENCHMARKS.md lists published runs.`,
 				if err != nil {
 					return err
 				}
-				res, raw, err := benchRecord(ctx, e, callers, duration, compareRaw, rawRows, rounds, progress)
+				res, raw, err := benchRecord(ctx, e, callers, duration, compareRaw, !noJobs, rawRows, rounds, progress)
 				rep.Backend = e.Store().Backend()
 				if cerr := e.Close(); err == nil {
 					err = cerr
@@ -246,6 +248,7 @@ docs/BENCHMARKS.md lists published runs.`,
 	f.IntVar(&mcpClients, "mcp-clients", 100, "concurrent MCP clients of the mcp scenario")
 	f.BoolVar(&keep, "keep", false, "keep the temporary database")
 	f.BoolVar(&compareRaw, "compare-raw", false, "record: also measure the raw driver (same driver and durability, one row per transaction, then --raw-rows per transaction) in the same run, and print ratios")
+	f.BoolVar(&noJobs, "no-jobs", false, "record: do not run the engine's background job runner during the scenario (kaizen serve runs it)")
 	f.IntVar(&rounds, "rounds", 5, "with --compare-raw: alternate the raw and record runs in this many rounds of --duration/rounds each, so that a change of load on a shared machine affects both alike")
 	f.IntVar(&rawRows, "raw-rows", 0, "rows per transaction of the batched raw scenario (default: the measured outcomes per commit of the group commit, else --callers)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
@@ -264,6 +267,9 @@ func printBench(w io.Writer, r benchReport) error {
 	if x := r.Record; x != nil {
 		fmt.Fprintf(w, "\nrecord: %d outcomes in %.1fs by %d callers = %.0f outcomes/s (%d errors)\n  latency %s\n  %s\n",
 			x.Outcomes, x.Seconds, x.Callers, x.PerSecond, x.Errors, x.Latency, x.Durability)
+		if x.Jobs {
+			fmt.Fprintf(w, "  background job runner running, as in kaizen serve\n")
+		}
 		if x.PerCommit > 0 {
 			fmt.Fprintf(w, "  %.1f outcomes per commit (group commit)\n", x.PerCommit)
 		}

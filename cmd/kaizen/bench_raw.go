@@ -120,7 +120,33 @@ func printRaw(w io.Writer, r *rawReport) {
 // transaction, the record scenario, and the raw driver at the batched size
 // (the group size measured so far), so that both sides of each ratio see the
 // same machine.
-func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw bool,
+//
+// With jobs the engine's background job runner runs meanwhile, as in
+// `kaizen serve`: each outcome enqueues its task's extraction, and the
+// runner's looks at the store (claims, and reads that write SQLite's
+// staged aggregates) share the writer with the outcomes.
+func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw, jobs bool,
+	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
+	if jobs {
+		jobsCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = e.RunJobs(jobsCtx) // returns nil when jobsCtx ends
+		}()
+		defer func() {
+			stop()
+			<-done
+		}()
+	}
+	res, rep, err := benchRecordRuns(ctx, e, callers, duration, compareRaw, rawRows, rounds, progress)
+	if res != nil {
+		res.Jobs = jobs
+	}
+	return res, rep, err
+}
+
+func benchRecordRuns(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw bool,
 	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
 	perCommit := func(res *bench.RecordResult) {
 		switch st := e.Store().(type) {

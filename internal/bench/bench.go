@@ -227,6 +227,9 @@ type RecordResult struct {
 	// Durability says when an outcome is acknowledged; the caller sets it
 	// from the backend (see `kaizen bench`).
 	Durability string `json:"durability,omitempty"`
+	// Jobs is whether the engine's background job runner ran during the
+	// scenario, as it does in `kaizen serve` (the caller sets it).
+	Jobs bool `json:"jobs"`
 	// Samples are the latencies (for merging rounds).
 	Samples []time.Duration `json:"-"`
 }

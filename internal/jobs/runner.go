@@ -128,6 +128,13 @@ type Runner struct {
 	periodic []Periodic
 	wake     chan struct{}
 	running  atomic.Bool
+	// WakeAt's state: while Run sleeps, asleep is set and until is when
+	// it next looks at the store; while it is awake, early is the first
+	// due time WakeAt was given (nil: none), which shortens its next sleep.
+	sleepMu sync.Mutex
+	asleep  bool
+	until   time.Time
+	early   *time.Time
 
 	mu    sync.Mutex
 	stats map[string]*KindStats
@@ -196,6 +203,50 @@ func (r *Runner) Wake() {
 	}
 }
 
+// WakeAt is Wake for work that becomes due at t (a job enqueued with
+// RunAt t): it wakes Run only when Run sleeps past t. A Run sleeping until
+// an earlier time looks at the store then and finds the work; a Run that
+// is awake (and may have read the store before the work committed)
+// sleeps at most until t. So a steady stream of outcomes, each enqueuing
+// its extraction some seconds ahead, does not turn into one look at the
+// store (a claim, and a read that writes SQLite's staged aggregates) per
+// outcome.
+func (r *Runner) WakeAt(t time.Time) {
+	r.sleepMu.Lock()
+	defer r.sleepMu.Unlock()
+	if !r.asleep {
+		if r.early == nil || t.Before(*r.early) {
+			r.early = &t
+		}
+		return
+	}
+	if t.Before(r.until) {
+		r.Wake()
+	}
+}
+
+// sleep returns how long Run sleeps: wait, or less if WakeAt was given
+// an earlier due time while Run was awake. Run is asleep until awake.
+func (r *Runner) sleep(wait time.Duration) time.Duration {
+	r.sleepMu.Lock()
+	defer r.sleepMu.Unlock()
+	now := r.opts.Now()
+	if r.early != nil {
+		wait = min(wait, max(r.early.Sub(now), 0))
+		r.early = nil
+	}
+	r.asleep, r.until = true, now.Add(wait)
+	return wait
+}
+
+// awake marks Run awake (WakeAt then records due times for its next
+// sleep instead of waking it).
+func (r *Runner) awake() {
+	r.sleepMu.Lock()
+	r.asleep = false
+	r.sleepMu.Unlock()
+}
+
 // Stats reports the runner's counters.
 func (r *Runner) Stats() Stats {
 	r.mu.Lock()
@@ -233,7 +284,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		if next, ok := r.nextDue(ctx); ok {
 			wait = min(wait, max(next.Sub(r.opts.Now()), 0))
 		}
-		timer := time.NewTimer(wait)
+		timer := time.NewTimer(r.sleep(wait))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -242,6 +293,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			timer.Stop()
 		case <-timer.C:
 		}
+		r.awake()
 	}
 }
 

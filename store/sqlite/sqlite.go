@@ -69,7 +69,10 @@ type Store struct {
 	// wconn is the writer's connection, pinned: every group runs on it, so
 	// its PRAGMA data_version tells whether another connection wrote
 	// since the previous group (carry.go).
-	wconn  *sql.Conn
+	wconn *sql.Conn
+	// connMu is held by the writer goroutine while it uses wconn for a
+	// group, and by Checkpoint, which runs between two groups on it.
+	connMu sync.Mutex
 	reader *sql.DB
 	// wstmts caches prepared statements for the writer. Only the writer
 	// can share them: preparing on the pool needs a free connection, which
@@ -314,7 +317,9 @@ func (s *Store) writeLoop() {
 		if s.idleFlushDue() { // behind.go
 			b, idle := s.queue.NextWithin(s.opts.MaxBatch, idleFlushDelay)
 			if idle { // the staged aggregates, while nobody waits
+				s.connMu.Lock()
 				s.idleFlush()
+				s.connMu.Unlock()
 				s.kickCheckpoint()
 				continue
 			}
@@ -324,11 +329,15 @@ func (s *Store) writeLoop() {
 		}
 		if batch == nil {
 			if s.idleFlushDue() { // closing: leave no journal to replay
+				s.connMu.Lock()
 				s.idleFlush()
+				s.connMu.Unlock()
 			}
 			return
 		}
+		s.connMu.Lock()
 		n := s.commit(batch)
+		s.connMu.Unlock()
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
 		s.kickCheckpoint()

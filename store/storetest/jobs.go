@@ -122,6 +122,45 @@ func testJobs(t *testing.T, setup setupFunc) {
 		requireEqual(t, "any kind", []string{"j2"}, jobIDs(got))
 	})
 
+	t.Run("DueAndExpiredLeasesTogether", func(t *testing.T) {
+		// NextJobAt is the earliest of the available jobs' run_at and the
+		// running jobs' lease end; a claim takes due jobs and expired
+		// leases together, in run_at order, up to its limit in all.
+		t.Parallel()
+		b := setup(t)
+		for _, j := range []store.Job{job("a", "k", "", 10), job("b", "k", "", 20), job("c", "k", "", 30), job("z", "other", "", 5)} {
+			b.update(func(tx store.Tx) error { _, err := tx.EnqueueJob(b.ctx, j, store.EnqueueKeep); return err })
+		}
+		claim := func(owner string, now time.Time, limit int) []string {
+			return jobIDs(write(b, func(tx store.Tx) ([]store.Job, error) {
+				return tx.ClaimJobs(b.ctx, []string{"k"}, owner, now, 15*time.Second, limit)
+			}))
+		}
+		next := func() time.Time {
+			var n time.Time
+			var ok bool
+			b.view(func(tx store.Tx) error {
+				var err error
+				n, ok, err = tx.NextJobAt(b.ctx, []string{"k"})
+				return err
+			})
+			if !ok {
+				t.Fatal("NextJobAt: no job")
+			}
+			return n
+		}
+		requireEqual(t, "w1 at 12", []string{"a"}, claim("w1", at(12), 1)) // a's lease ends at 27
+		if n := next(); !n.Equal(at(20)) {
+			t.Errorf("NextJobAt = %v, want b's run_at %v", n, at(20))
+		}
+		requireEqual(t, "w1 at 20", []string{"b"}, claim("w1", at(20), 1)) // b's lease ends at 35
+		if n := next(); !n.Equal(at(27)) {
+			t.Errorf("NextJobAt = %v, want a's lease end %v (before c's run_at)", n, at(27))
+		}
+		requireEqual(t, "w2 at 40, two of three", []string{"a", "b"}, claim("w2", at(40), 2))
+		requireEqual(t, "w2 at 40, the rest", []string{"c"}, claim("w2", at(40), 10))
+	})
+
 	t.Run("LeaseExpiryAndFencing", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)

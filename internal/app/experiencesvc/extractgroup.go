@@ -41,19 +41,27 @@ func (s *Service) extractGroupJob(ctx context.Context, j jobs.Job) error {
 	if err := j.Decode(&g); err != nil {
 		return err
 	}
-	var retry error
+	if why := s.AutoExtractOff(); why != "" {
+		// as extractTask would say for each task, without reading them
+		s.env.Logger.Debug("background experience extraction is off", "job", j.ID, "tasks", len(g.Jobs), "reason", why)
+		return nil
+	}
+	var args []extractArgs
 	for i, raw := range g.Jobs {
 		var a extractArgs
 		if err := json.Unmarshal(raw, &a); err != nil || a.TaskID == "" {
 			s.env.Logger.Warn("grouped extraction: bad arguments", "job", j.ID, "index", i, "error", err)
 			continue
 		}
-		current, err := s.isTaskOutcome(ctx, a)
-		if err != nil {
-			retry = errors.Join(retry, err)
-			continue
-		}
-		if !current {
+		args = append(args, a)
+	}
+	current, err := s.currentOutcomes(ctx, args)
+	if err != nil {
+		return err
+	}
+	var retry error
+	for i, a := range args {
+		if !current[i] {
 			continue // replaced or forgotten: the task's own job, if any, extracts it
 		}
 		if err := s.extractTask(ctx, a); err != nil {
@@ -67,13 +75,23 @@ func (s *Service) extractGroupJob(ctx context.Context, j jobs.Job) error {
 	return retry
 }
 
-// isTaskOutcome says whether a's outcome is still its task's outcome.
-func (s *Service) isTaskOutcome(ctx context.Context, a extractArgs) (bool, error) {
-	var current bool
+// currentOutcomes says, for each of args, whether its outcome is still
+// its task's outcome; one read for the group (on SQLite each read may
+// first write the writer's staged aggregates).
+func (s *Service) currentOutcomes(ctx context.Context, args []extractArgs) ([]bool, error) {
+	current := make([]bool, len(args))
+	if len(args) == 0 {
+		return current, nil
+	}
 	err := s.env.Store.View(ctx, func(tx store.Tx) error {
-		outs, err := tx.ListOutcomes(ctx, a.Project, store.OutcomeFilter{TaskID: a.TaskID, Limit: 1})
-		current = err == nil && len(outs) == 1 && outs[0].ID == a.Outcome
-		return err
+		for i, a := range args {
+			outs, err := tx.ListOutcomes(ctx, a.Project, store.OutcomeFilter{TaskID: a.TaskID, Limit: 1})
+			if err != nil {
+				return err
+			}
+			current[i] = len(outs) == 1 && outs[0].ID == a.Outcome
+		}
+		return nil
 	})
 	return current, err
 }

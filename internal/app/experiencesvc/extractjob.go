@@ -92,6 +92,16 @@ func (s *Service) EnqueueExtraction(ctx context.Context, tx store.Tx, project, t
 	return err
 }
 
+// ExtractionDue is when the extraction job EnqueueExtraction enqueues at
+// now becomes due; false when it enqueues none (the job runner need not
+// wake for it).
+func (s *Service) ExtractionDue(now time.Time) (time.Time, bool) {
+	if s.autoExtractDisabled() != "" {
+		return time.Time{}, false
+	}
+	return now.Add(s.cfg.AutoExtractDelay), true
+}
+
 // ExtractJob is the job kind that extracts a task's experience.
 func (s *Service) ExtractJob() jobs.Kind {
 	return jobs.Kind{Name: KindExtract, MaxAttempts: extractAttempts,
