@@ -31,6 +31,26 @@ type AggregateDeferrer interface {
 	DeferAggregates(project, outcomeID string, at time.Time)
 }
 
+// RowViewer is implemented by a store whose View first writes the
+// aggregates it staged (SQLite with [store] aggregates = "idle" or
+// "behind"), so that a read sees them. ViewRows reads without that write:
+// for reads of rows that are never staged — jobs, tasks, outcomes, errors,
+// written in the commit that acknowledged them — it sees the same, and a
+// frequent reader of them (the job runner) does not write the staged
+// aggregates each time.
+type RowViewer interface {
+	ViewRows(ctx context.Context, fn func(Tx) error) error
+}
+
+// ViewRows reads with s.ViewRows when s is a RowViewer, else s.View.
+// Use it only for reads of rows that are never staged.
+func ViewRows(ctx context.Context, s Store, fn func(Tx) error) error {
+	if v, ok := s.(RowViewer); ok {
+		return v.ViewRows(ctx, fn)
+	}
+	return s.View(ctx, fn)
+}
+
 // AggregateReplay re-applies journaled outcomes' aggregates inside a write
 // transaction, in the order given (the service layer's logic, registered
 // with the store by the engine).

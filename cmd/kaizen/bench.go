@@ -103,7 +103,8 @@ print the results:
   decay     one pattern with --decay-events events: the O(1) decayed sum against
             recomputation, and their largest difference
   mcp       --mcp-clients MCP clients over streamable HTTP against a local server
-            for --duration, each recording outcomes and asking for guidance:
+            running the job runner as kaizen serve does, for --duration, each
+            recording outcomes and asking for guidance:
             calls per second, per-tool latency percentiles, and the outcomes
             acknowledged against those stored (none may be lost)
   recall    a store of --heuristics heuristics and --memories captured memories
@@ -314,6 +315,7 @@ func benchMCP(cmd *cobra.Command, cfg kaizen.Config, clients int, d time.Duratio
 		return nil, err
 	}
 	defer e.Close()
+	defer runJobs(ctx, e)() // as kaizen serve does
 	srv, err := server.New(e, server.Options{Addr: "127.0.0.1:0"})
 	if err != nil {
 		return nil, err

@@ -128,22 +128,28 @@ func printRaw(w io.Writer, r *rawReport) {
 func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw, jobs bool,
 	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
 	if jobs {
-		jobsCtx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = e.RunJobs(jobsCtx) // returns nil when jobsCtx ends
-		}()
-		defer func() {
-			stop()
-			<-done
-		}()
+		defer runJobs(ctx, e)()
 	}
 	res, rep, err := benchRecordRuns(ctx, e, callers, duration, compareRaw, rawRows, rounds, progress)
 	if res != nil {
 		res.Jobs = jobs
 	}
 	return res, rep, err
+}
+
+// runJobs runs the engine's background job runner, as `kaizen serve`
+// does, until the returned func is called (which waits for it to stop).
+func runJobs(ctx context.Context, e *kaizen.Engine) (stop func()) {
+	jobsCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = e.RunJobs(jobsCtx) // returns nil when jobsCtx ends
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 func benchRecordRuns(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw bool,

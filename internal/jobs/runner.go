@@ -301,7 +301,7 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) nextDue(ctx context.Context) (time.Time, bool) {
 	var next time.Time
 	var ok bool
-	err := r.st.View(ctx, func(tx store.Tx) error {
+	err := store.ViewRows(ctx, r.st, func(tx store.Tx) error { // jobs are never staged
 		var err error
 		next, ok, err = tx.NextJobAt(ctx, r.names())
 		return err

@@ -91,8 +91,14 @@ func (s *Store) replayJournal(ctx context.Context, tx *sqlstore.Tx) error {
 }
 
 // noWrite is the empty write of the barrier and the idle flush: its group
-// writes the staged aggregates and empties the journal.
-func noWrite(store.Tx) error { return nil }
+// writes the staged aggregates and empties the journal (it would be a
+// neutral request otherwise, which leaves them staged).
+func noWrite(tx store.Tx) error {
+	if t, ok := tx.(*sqlstore.Tx); ok {
+		t.ForceFull()
+	}
+	return nil
+}
 
 // aggregateBarrier makes the staged aggregates visible to a read: an
 // empty write, whose group writes them.

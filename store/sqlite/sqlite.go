@@ -431,6 +431,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 			// A failure rolls back the transaction: alone so far, the
 			// request's result is final; otherwise the batch runs again
 			// isolated.
+			mark := wrapped.RequestMark()
 			if err = run(r.Fn, wrapped); err != nil {
 				s.rollback(tx, wrapped) // behind.go
 				if len(batch) == 1 {
@@ -438,6 +439,7 @@ func (s *Store) runBatch(batch []*request, isolate bool) (results []error, all [
 				}
 				return nil, batch, true
 			}
+			wrapped.RequestDone(mark) // behind.go
 		default:
 			if err = s.isolated(ctx, tx, wrapped, r); errors.Is(err, errBrokenTx) {
 				s.rollback(tx, wrapped) // behind.go
@@ -529,13 +531,25 @@ func run(fn func(store.Tx) error, tx store.Tx) (err error) {
 
 // View implements store.Store.
 func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.view(ctx, fn, true)
+}
+
+// ViewRows implements store.RowViewer: View without the barrier that
+// first writes staged aggregates (behind.go).
+func (s *Store) ViewRows(ctx context.Context, fn func(store.Tx) error) error {
+	return s.view(ctx, fn, false)
+}
+
+func (s *Store) view(ctx context.Context, fn func(store.Tx) error, barrier bool) error {
 	select {
 	case <-s.quit:
 		return store.ErrClosed
 	default:
 	}
-	if err := s.aggregateBarrier(ctx); err != nil { // behind.go: read-your-writes
-		return err
+	if barrier {
+		if err := s.aggregateBarrier(ctx); err != nil { // behind.go: read-your-writes
+			return err
+		}
 	}
 	tx, err := s.reader.BeginTx(ctx, nil) // the reader connections are query_only
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/kaizenhq/kaizen/store"
@@ -32,6 +33,8 @@ type behindState struct {
 	entries []store.AggregateEntry
 	written bool // an aggregate row reached SQL before Flush
 	full    bool // ForceFull: this transaction ends with the full flush
+	named   int  // statements so far that named an aggregate table
+	neutral int  // requests that left the aggregates alone (RequestDone)
 
 	// The staged cache the transaction started from (AdoptAll), for
 	// Restore: whether there is one and its pattern-version marks.
@@ -89,6 +92,37 @@ func (t *Tx) noteAggregateWrite() { t.behind.written = true }
 // journal ran in it).
 func (t *Tx) ForceFull() { t.behind.full = true }
 
+// RequestMark is what a transaction's requests had done to the
+// aggregates when a request started (RequestDone).
+type RequestMark struct{ entries, undo, named int }
+
+// RequestMark marks the start of a request of the group.
+func (t *Tx) RequestMark() RequestMark {
+	m := RequestMark{entries: len(t.behind.entries), named: t.behind.named}
+	if t.agg != nil {
+		m.undo = len(t.agg.undo)
+	}
+	return m
+}
+
+// RequestDone ends a request that succeeded: when it neither deferred an
+// outcome's aggregates nor changed the aggregate cache nor ran a
+// statement naming an aggregate table (a job claim, a task's rows), it is
+// neutral, and does not keep its group from ending behind (FlushBehind):
+// the staged aggregates and the journal mean the same after it.
+func (t *Tx) RequestDone(m RequestMark) {
+	if t.RequestMark() == m {
+		t.behind.neutral++
+	}
+}
+
+// namesAggregates says whether a statement names a table whose rows the
+// aggregate cache stages (criteria, patterns, pattern versions, maturity
+// and maturity feedback).
+func namesAggregates(q string) bool {
+	return strings.Contains(q, "criteri") || strings.Contains(q, "pattern") || strings.Contains(q, "maturity")
+}
+
 // PendingAggregates bounds the rows staged in the cache: the size a
 // behind group would leave for the next one (every cached row, clean ones
 // included; counted in O(1)).
@@ -100,13 +134,16 @@ func (t *Tx) PendingAggregates() int {
 }
 
 // FlushBehind ends a group of the behind mode: when every one of its
-// successful requests deferred its aggregates, allowed is true
-// and the staged rows number at most maxPending, it writes the group's
-// outcome and job rows and its journal entries only (behind true);
+// successful requests deferred its aggregates or was neutral
+// (RequestDone), there is something staged (an outcome of the group, or
+// the cache adopted from the previous group), allowed is true and the
+// staged rows number at most maxPending, it writes the group's own rows
+// (outcomes, jobs, tasks) and its journal entries only (behind true);
 // otherwise the full Flush, and the journal is emptied (behind false).
 func (t *Tx) FlushBehind(ctx context.Context, requests int, allowed bool, maxPending int) (behind bool, err error) {
 	b := &t.behind
-	if allowed && !b.full && !b.written && requests > 0 && len(b.entries) == requests && t.PendingAggregates() <= maxPending {
+	if allowed && !b.full && !b.written && requests > 0 && len(b.entries)+b.neutral == requests &&
+		(len(b.entries) > 0 || b.staged) && t.PendingAggregates() <= maxPending {
 		if err := t.flushDeferred(ctx); err != nil {
 			return false, err
 		}

@@ -97,6 +97,9 @@ func (t *Tx) outcomeRead(project, task string) func() {
 // the jobs table.
 func (t *Tx) beforeStatement(ctx context.Context, q string) error {
 	t.pre.invalidate(q) // prefetch.go
+	if namesAggregates(q) {
+		t.behind.named++ // behind.go
+	}
 	d := &t.deferred
 	if len(d.jobs) > 0 && strings.Contains(q, "jobs") {
 		if err := t.flushJobs(ctx); err != nil {

@@ -16,6 +16,18 @@ func job(id, kind, key string, runSec int) store.Job {
 		RunAt: at(runSec), MaxAttempts: 3, CreatedAt: at(0)}
 }
 
+// nextJobAt reads when the next job of kinds is due.
+func nextJobAt(b *bundle, kinds []string) (time.Time, bool) {
+	var n time.Time
+	var ok bool
+	b.view(func(tx store.Tx) error {
+		var err error
+		n, ok, err = tx.NextJobAt(b.ctx, kinds)
+		return err
+	})
+	return n, ok
+}
+
 func jobIDs(js []store.Job) []string {
 	out := []string{}
 	for _, j := range js {
@@ -91,16 +103,7 @@ func testJobs(t *testing.T, setup setupFunc) {
 			_ = i
 			b.update(func(tx store.Tx) error { _, err := tx.EnqueueJob(b.ctx, j, store.EnqueueKeep); return err })
 		}
-		next, ok := func() (time.Time, bool) {
-			var n time.Time
-			var ok bool
-			b.view(func(tx store.Tx) error {
-				var err error
-				n, ok, err = tx.NextJobAt(b.ctx, []string{"x"})
-				return err
-			})
-			return n, ok
-		}()
+		next, ok := nextJobAt(b, []string{"x"})
 		if !ok || !next.Equal(at(10)) {
 			t.Errorf("NextJobAt x = %v %v, want %v", next, ok, at(10))
 		}
@@ -137,13 +140,7 @@ func testJobs(t *testing.T, setup setupFunc) {
 			}))
 		}
 		next := func() time.Time {
-			var n time.Time
-			var ok bool
-			b.view(func(tx store.Tx) error {
-				var err error
-				n, ok, err = tx.NextJobAt(b.ctx, []string{"k"})
-				return err
-			})
+			n, ok := nextJobAt(b, []string{"k"})
 			if !ok {
 				t.Fatal("NextJobAt: no job")
 			}

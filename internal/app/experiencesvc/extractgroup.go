@@ -76,14 +76,14 @@ func (s *Service) extractGroupJob(ctx context.Context, j jobs.Job) error {
 }
 
 // currentOutcomes says, for each of args, whether its outcome is still
-// its task's outcome; one read for the group (on SQLite each read may
-// first write the writer's staged aggregates).
+// its task's outcome, in one read of outcome rows (never staged, so
+// without writing SQLite's staged aggregates first).
 func (s *Service) currentOutcomes(ctx context.Context, args []extractArgs) ([]bool, error) {
 	current := make([]bool, len(args))
 	if len(args) == 0 {
 		return current, nil
 	}
-	err := s.env.Store.View(ctx, func(tx store.Tx) error {
+	err := store.ViewRows(ctx, s.env.Store, func(tx store.Tx) error {
 		for i, a := range args {
 			outs, err := tx.ListOutcomes(ctx, a.Project, store.OutcomeFilter{TaskID: a.TaskID, Limit: 1})
 			if err != nil {
