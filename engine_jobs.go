@@ -9,11 +9,13 @@ import "context"
 // timers) until ctx ends; the daemon calls it. Jobs are rows of the store,
 // so every process's work is found, and a crash loses nothing.
 // The loop also runs the periodic garbage collection ([retention]
-// interval).
+// interval). It may run again once it has returned (not twice at once).
 func (e *Engine) RunJobs(ctx context.Context) error {
-	if iv := e.cfg.Retention.Interval; iv > 0 {
-		e.jobs.Every(e.gc.Periodic(iv))
-	}
+	e.periodicOnce.Do(func() {
+		if iv := e.cfg.Retention.Interval; iv > 0 {
+			e.jobs.Every(e.gc.Periodic(iv))
+		}
+	})
 	return e.jobs.Run(ctx)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/kaizenhq/kaizen/internal/app"
@@ -44,6 +45,8 @@ type Engine struct {
 	gc         *gcsvc.Service
 	trace      *tracesvc.Service
 	team       *teamsvc.Service
+
+	periodicOnce sync.Once // RunJobs registers the periodic jobs once
 }
 
 // Open opens the store named by cfg (see Config.DB), applies migrations,

@@ -115,28 +115,6 @@ func printRaw(w io.Writer, r *rawReport) {
 	}
 }
 
-// benchRecord runs the record scenario; with compareRaw it alternates, in
-// each of rounds rounds of duration/rounds: the raw driver at one row per
-// transaction, the record scenario, and the raw driver at the batched size
-// (the group size measured so far), so that both sides of each ratio see the
-// same machine.
-//
-// With jobs the engine's background job runner runs meanwhile, as in
-// `kaizen serve`: each outcome enqueues its task's extraction, and the
-// runner's looks at the store (claims, and reads that write SQLite's
-// staged aggregates) share the writer with the outcomes.
-func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw, jobs bool,
-	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
-	if jobs {
-		defer runJobs(ctx, e)()
-	}
-	res, rep, err := benchRecordRuns(ctx, e, callers, duration, compareRaw, rawRows, rounds, progress)
-	if res != nil {
-		res.Jobs = jobs
-	}
-	return res, rep, err
-}
-
 // runJobs runs the engine's background job runner, as `kaizen serve`
 // does, until the returned func is called (which waits for it to stop).
 func runJobs(ctx context.Context, e *kaizen.Engine) (stop func()) {
@@ -152,8 +130,26 @@ func runJobs(ctx context.Context, e *kaizen.Engine) (stop func()) {
 	}
 }
 
-func benchRecordRuns(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw bool,
+// benchRecord runs the record scenario; with compareRaw it alternates, in
+// each of rounds rounds of duration/rounds: the raw driver at one row per
+// transaction, the record scenario, and the raw driver at the batched size
+// (the group size measured so far), so that both sides of each ratio see the
+// same machine.
+//
+// With jobs the engine's background job runner runs during the record
+// runs, as in `kaizen serve`: each outcome enqueues its task's extraction,
+// and the runner's claims, looks and the jobs that come due share the
+// writer with the outcomes. It does not run during the raw runs, which
+// measure the driver alone (its work would slow them and flatter the
+// ratio).
+func benchRecord(ctx context.Context, e *kaizen.Engine, callers int, duration time.Duration, compareRaw, jobs bool,
 	rawRows, rounds int, progress func(string, ...any)) (*bench.RecordResult, *rawReport, error) {
+	record := func(d time.Duration, round int) (bench.RecordResult, error) {
+		if jobs {
+			defer runJobs(ctx, e)()
+		}
+		return bench.RecordRound(ctx, e, "bench-record", callers, d, round)
+	}
 	perCommit := func(res *bench.RecordResult) {
 		switch st := e.Store().(type) {
 		case *sqlite.Store:
@@ -170,9 +166,9 @@ func benchRecordRuns(ctx context.Context, e *kaizen.Engine, callers int, duratio
 	}
 	if !compareRaw {
 		progress("record: %d callers for %s…", callers, duration)
-		res, err := bench.Record(ctx, e, "bench-record", callers, duration)
+		res, err := record(duration, 0)
 		perCommit(&res)
-		res.Durability = durability(ctx, e.Store())
+		res.Durability, res.Jobs = durability(ctx, e.Store()), jobs
 		return &res, nil, err
 	}
 	raw, err := openRaw(ctx, e.Store())
@@ -190,7 +186,7 @@ func benchRecordRuns(ctx context.Context, e *kaizen.Engine, callers int, duratio
 			return nil, nil, errors.Join(err, raw.close())
 		}
 		rep.One = bench.MergeRaw(rep.One, one)
-		r, err := bench.RecordRound(ctx, e, "bench-record", callers, slice, round)
+		r, err := record(slice, round)
 		if err != nil {
 			return nil, nil, errors.Join(err, raw.close())
 		}
@@ -202,7 +198,7 @@ func benchRecordRuns(ctx context.Context, e *kaizen.Engine, callers int, duratio
 		}
 		rep.Many = bench.MergeRaw(rep.Many, many)
 	}
-	res.Durability = rep.Durability
+	res.Durability, res.Jobs = rep.Durability, jobs
 	rep.RatioOne = ratio(res.PerSecond, rep.One.PerSecond)
 	rep.RatioMany = ratio(res.PerSecond, rep.Many.PerSecond)
 	return &res, rep, raw.close()

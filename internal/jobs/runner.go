@@ -266,6 +266,7 @@ func (r *Runner) names() []string { return slices.Sorted(maps.Keys(r.kinds)) }
 // store (available again) and Run returns nil.
 func (r *Runner) Run(ctx context.Context) error {
 	r.running.Store(true)
+	r.awake() // a Run that returned earlier may have left it asleep
 	for {
 		if err := r.EnqueuePeriodic(ctx); err != nil && ctx.Err() == nil {
 			r.opts.Logger.Warn("periodic jobs not enqueued", "err", err)
