@@ -3,8 +3,10 @@ package kaizen_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/kaizenhq/kaizen"
+	"github.com/kaizenhq/kaizen/learning"
 	"github.com/kaizenhq/kaizen/store"
 )
 
@@ -68,5 +70,53 @@ func TestAggregatesBehindNeutralWrites(t *testing.T) {
 	}
 	if j, ev := state(); j != 0 || ev != 4 {
 		t.Fatalf("after View: journal %d, events %d; want 0, 4 (written)", j, ev)
+	}
+}
+
+// Plan guidance is evaluated at a time read once its read has begun,
+// after SQLite's barrier: a call that waited behind the writer (here held
+// while the clock moves 5 s) is not evaluated before the events it reads.
+// Evaluated at the time read before the wait, such a call fell back to
+// recomputing every criterion's weight from its events under load.
+func TestGuidanceEvaluatedAfterTheBarrier(t *testing.T) {
+	t.Parallel()
+	_, c, e, st, record := burstEngine(t, "behind")
+	defer e.Close()
+	if err := record(1)(0); err != nil { // staged: the next read waits for the writer
+		t.Fatal(err)
+	}
+	held, release, hold := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		hold <- st.Update(ctx, func(store.Tx) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	type result struct {
+		g   *learning.Guidance
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		g, err := e.PlanGuidance(ctx, kaizen.PlanInput{Task: "split by feature"})
+		done <- result{g, err}
+	}()
+	for st.Stats().Waiting < 1 { // its barrier waits behind the held write
+		time.Sleep(time.Millisecond)
+	}
+	start := c.Now()
+	c.Advance(5 * time.Second)
+	close(release)
+	if err := <-hold; err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if want := start.Add(5 * time.Second); !r.g.At.Equal(want) {
+		t.Fatalf("guidance evaluated at %v, want %v (the time after its wait)", r.g.At, want)
 	}
 }

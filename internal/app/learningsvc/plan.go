@@ -93,6 +93,13 @@ func (s *Service) PlanGuidance(ctx context.Context, in PlanInput) (*learning.Gui
 	}
 	var g learning.Guidance
 	err = s.env.View(ctx, op, func(tx store.Tx) error {
+		// Evaluate at a time read once the read has begun (after SQLite's
+		// barrier, which may wait for the writer): not before the events it
+		// sees, so the O(1) decayed sums stay exact. Read before the wait,
+		// a call queued for over a second under load (clockSkew) fell back
+		// to recomputing every criterion's weight from its events, which
+		// made the next calls wait longer still.
+		now = app.Latest(now, s.env.Now())
 		buf := viewBuffers.Get().(*[]learning.PatternView)
 		defer func() {
 			clear(*buf) // drop the references before pooling
