@@ -14,11 +14,13 @@ import (
 // Aggregates applied behind (Options.AggregatesWhenIdle, [store]
 // aggregates = "idle", the engine's default; Options.AggregatesBehind,
 // "behind"; issue 17). A group whose requests all recorded outcomes that
-// deferred their aggregates (store.AggregateDeferrer) commits only its
-// outcome, task and job rows and one aggregate_journal row per outcome;
-// the aggregate rows those outcomes changed stay staged in the writer's
-// cache, carried to the next group (sqlstore/behind.go). The next group
-// that is not such a group — any other write, a read's barrier below, or
+// deferred their aggregates (store.AggregateDeferrer) or were neutral
+// (they left the aggregates alone: a job claimed, a task's rows;
+// sqlstore.Tx.RequestDone) commits only its own rows (outcomes, tasks,
+// jobs) and one aggregate_journal row per outcome; the aggregate rows
+// those outcomes changed stay staged in the writer's cache, carried to the
+// next group (sqlstore/behind.go). The next group that is not such a
+// group — any other write, a read's barrier below (View; not ViewRows), or
 // a cache past maxPendingAggregates staged rows — writes them all,
 // coalesced (one write per row for any number of outcomes), and empties
 // the journal in the same commit.
@@ -39,7 +41,8 @@ import (
 // file sees them once this process writes them: with "idle" at the latest
 // once the writer has waited idleFlushDelay for a request, once the oldest
 // staged outcome is maxStaleness old, or at Close; with "behind" at its
-// next non-outcome write or read, or its next open.
+// next View or write that is neither an outcome nor neutral, or its next
+// open.
 
 // maxPendingAggregates bounds the rows a behind group leaves staged: past
 // it the group writes them.
