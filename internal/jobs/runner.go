@@ -130,11 +130,11 @@ type Runner struct {
 	running  atomic.Bool
 	// WakeAt's state: while Run sleeps, asleep is set and until is when
 	// it next looks at the store; while it is awake, early is the first
-	// due time WakeAt was given (nil: none), which shortens its next sleep.
+	// due time WakeAt was given (zero: none), which shortens its next sleep.
 	sleepMu sync.Mutex
 	asleep  bool
 	until   time.Time
-	early   *time.Time
+	early   time.Time
 
 	mu    sync.Mutex
 	stats map[string]*KindStats
@@ -215,8 +215,8 @@ func (r *Runner) WakeAt(t time.Time) {
 	r.sleepMu.Lock()
 	defer r.sleepMu.Unlock()
 	if !r.asleep {
-		if r.early == nil || t.Before(*r.early) {
-			r.early = &t
+		if r.early.IsZero() || t.Before(r.early) {
+			r.early = t
 		}
 		return
 	}
@@ -231,9 +231,9 @@ func (r *Runner) sleep(wait time.Duration) time.Duration {
 	r.sleepMu.Lock()
 	defer r.sleepMu.Unlock()
 	now := r.opts.Now()
-	if r.early != nil {
+	if !r.early.IsZero() {
 		wait = min(wait, max(r.early.Sub(now), 0))
-		r.early = nil
+		r.early = time.Time{}
 	}
 	r.asleep, r.until = true, now.Add(wait)
 	return wait

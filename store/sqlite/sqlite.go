@@ -70,8 +70,8 @@ type Store struct {
 	// its PRAGMA data_version tells whether another connection wrote
 	// since the previous group (carry.go).
 	wconn *sql.Conn
-	// connMu is held by the writer goroutine while it uses wconn for a
-	// group, and by Checkpoint, which runs between two groups on it.
+	// connMu is held by commit while a group uses wconn, and by
+	// Checkpoint, which runs between two groups on it.
 	connMu sync.Mutex
 	reader *sql.DB
 	// wstmts caches prepared statements for the writer. Only the writer
@@ -317,9 +317,7 @@ func (s *Store) writeLoop() {
 		if s.idleFlushDue() { // behind.go
 			b, idle := s.queue.NextWithin(s.opts.MaxBatch, idleFlushDelay)
 			if idle { // the staged aggregates, while nobody waits
-				s.connMu.Lock()
 				s.idleFlush()
-				s.connMu.Unlock()
 				s.kickCheckpoint()
 				continue
 			}
@@ -329,15 +327,11 @@ func (s *Store) writeLoop() {
 		}
 		if batch == nil {
 			if s.idleFlushDue() { // closing: leave no journal to replay
-				s.connMu.Lock()
 				s.idleFlush()
-				s.connMu.Unlock()
 			}
 			return
 		}
-		s.connMu.Lock()
 		n := s.commit(batch)
-		s.connMu.Unlock()
 		s.batches.Add(1)
 		s.requests.Add(int64(n))
 		s.kickCheckpoint()
@@ -362,11 +356,13 @@ const joinWindow = 5 * time.Millisecond
 // request in its own savepoint, so the failure is isolated and the others
 // commit. store.Update allows fn to run more than once.
 func (s *Store) commit(batch []*request) (requests int) {
+	s.connMu.Lock() // Checkpoint runs between two groups
 	results, batch, failed := s.runBatch(batch, false)
 	if failed {
 		s.reruns.Add(1)
 		results, batch, _ = s.runBatch(batch, true)
 	}
+	s.connMu.Unlock()
 	for i, r := range batch {
 		r.Done <- results[i]
 	}

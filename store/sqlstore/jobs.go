@@ -129,12 +129,15 @@ func (t *Tx) ClaimJobs(ctx context.Context, kinds []string, owner string, now ti
 		// the one statement with OR read every due job and sorted them,
 		// and once a backlog of due jobs built up under load each claim
 		// cost as much as the backlog.
-		pick = `SELECT id FROM (
-		SELECT id, run_at FROM (SELECT id, run_at FROM jobs WHERE state = 'available' AND run_at <= ?` + kw + ` ORDER BY run_at, id LIMIT ?)
-		UNION ALL
-		SELECT id, run_at FROM (SELECT id, run_at FROM jobs WHERE state = 'running' AND lease_until < ?` + kw + ` ORDER BY run_at, id LIMIT ?)
-		) ORDER BY run_at, id LIMIT ?`
-		args = append(append(append(append(append(args, n), kargs...), limit, n), kargs...), limit, limit)
+		first := func(state string) string {
+			return `SELECT id, run_at FROM (SELECT id, run_at FROM jobs WHERE ` + state + kw + ` ORDER BY run_at, id LIMIT ?)`
+		}
+		pick = `SELECT id FROM (` + first(`state = 'available' AND run_at <= ?`) + ` UNION ALL ` +
+			first(`state = 'running' AND lease_until < ?`) + `) AS firsts ORDER BY run_at, id LIMIT ?`
+		for range 2 {
+			args = append(append(append(args, n), kargs...), limit)
+		}
+		args = append(args, limit)
 	}
 	jobs, err := many(ctx, t, "claimed jobs", scanJob, `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?,
 		attempts = attempts + 1 WHERE id IN (`+pick+`) RETURNING `+jobCols, args...)
@@ -186,38 +189,23 @@ func (t *Tx) ExtendJobLease(ctx context.Context, id, owner string, until time.Ti
 
 // NextJobAt implements store.JobStorage.
 func (t *Tx) NextJobAt(ctx context.Context, kinds []string) (time.Time, bool, error) {
-	// Two ordered reads of the (state, run_at) index, each stopping at its
-	// first row, instead of the minimum of one expression over every
+	// The first row of each state in the order of the (state, run_at)
+	// index, instead of the minimum of one expression over every
 	// available job: with an outcome's extraction enqueued some seconds
 	// ahead, tens of thousands of jobs wait, and the scan of them all was
 	// most of a loaded daemon's CPU (the runner reads this whenever it
 	// goes to sleep).
 	kw, kargs := kindsWhere(kinds)
-	first := func(what, q string) (*int64, error) {
-		return one(ctx, t, what, func(s scanner) (*int64, error) {
-			var n int64
-			err := s.Scan(&n)
-			return &n, err
-		}, q, kargs...)
-	}
-	var next *int64
-	for _, q := range []struct{ what, sql string }{
-		{"next due job", `SELECT run_at FROM jobs WHERE state = 'available'` + kw + ` ORDER BY run_at LIMIT 1`},
-		{"next lease end", `SELECT lease_until FROM jobs WHERE state = 'running'` + kw + ` ORDER BY lease_until LIMIT 1`},
-	} {
-		n, err := first(q.what, q.sql)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return time.Time{}, false, err
-		}
-		if next == nil || *n < *next {
-			next = n
-		}
-	}
-	if next == nil {
-		return time.Time{}, false, nil
+	next, err := one(ctx, t, "next job", func(s scanner) (*int64, error) {
+		var n *int64
+		return n, s.Scan(&n)
+	}, `SELECT MIN(t) FROM (
+		SELECT (SELECT run_at FROM jobs WHERE state = 'available'`+kw+` ORDER BY run_at LIMIT 1) AS t
+		UNION ALL
+		SELECT (SELECT lease_until FROM jobs WHERE state = 'running'`+kw+` ORDER BY lease_until LIMIT 1)) AS firsts`,
+		append(append([]any{}, kargs...), kargs...)...)
+	if err != nil || next == nil {
+		return time.Time{}, false, err
 	}
 	return from0(*next), true, nil
 }

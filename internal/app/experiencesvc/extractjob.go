@@ -79,11 +79,12 @@ func (s *Service) autoExtractDisabled() string {
 // (an explicit report after an inferred one) debounces or revives the
 // task's job by its unique key, as before.
 func (s *Service) EnqueueExtraction(ctx context.Context, tx store.Tx, project, taskID, outcomeID string, first bool, now time.Time) error {
-	if taskID == "" || s.autoExtractDisabled() != "" {
+	due, ok := s.ExtractionDue(now)
+	if taskID == "" || !ok {
 		return nil
 	}
 	r := jobs.Request{Kind: KindExtract, Args: extractArgs{Project: project, TaskID: taskID, Outcome: outcomeID},
-		RunAt: now.Add(s.cfg.AutoExtractDelay), UniqueKey: KindExtract + "/" + project + "/" + taskID,
+		RunAt: due, UniqueKey: KindExtract + "/" + project + "/" + taskID,
 		Mode: store.EnqueueRevive, MaxAttempts: extractAttempts, Deferred: true}
 	if first && outcomeID != "" {
 		r.Group = KindExtractGroup
